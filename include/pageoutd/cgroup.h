@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cgroup: everything pageoutd needs from the cgroup tree, through libcgroup: the memory
+ * hierarchy (cgroup v2, or the v1 memory controller where v2 has none), path and glob
+ * expansion, pids of a cgroup and its descendants, memory.stat, memory.pressure, the current
+ * usage and the frozen state. Paths are relative to the hierarchy root and start with '/'.
+ * A cgroup that disappears mid-read is -ENOENT, never logged here.
+ */
+#ifndef PAGEOUTD_CGROUP_H
+#define PAGEOUTD_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CGRP_UNKNOWN UINT64_MAX /* a figure the hierarchy does not provide */
+
+struct cgrp_root {
+	int version;	      /* 1 or 2 */
+	char mount[PATH_MAX]; /* where the memory hierarchy is mounted */
+};
+
+struct cgrp_list {
+	size_t nr;
+	char **paths;
+};
+
+struct cgrp_memstat {
+	uint64_t anon, file;		     /* bytes */
+	uint64_t refault_anon, refault_file; /* pages, or CGRP_UNKNOWN */
+	uint64_t pgmajfault;		     /* or CGRP_UNKNOWN */
+};
+
+struct cgrp_psi {
+	bool known; /* false on v1 or without PSI: not zero, unknown */
+	double some_avg10, some_avg60, some_avg300;
+	double full_avg10, full_avg60, full_avg300;
+	uint64_t some_total_us, full_total_us;
+};
+
+/* cgrp_init: initialise libcgroup and find the memory hierarchy. -ENODEV: none mounted. */
+int cgrp_init(struct cgrp_root *ret);
+
+/*
+ * cgrp_expand: every existing cgroup that a policy's `cgroup =` names: the path itself, or
+ * every cgroup matching the fnmatch(FNM_PATHNAME) glob, in walk order. Appends to list.
+ * Returns the number appended or -errno (-ENOMEM; a missing base is 0 matches).
+ */
+int cgrp_expand(const struct cgrp_root *root, const char *pattern, bool is_glob,
+		struct cgrp_list *list);
+/* cgrp_descendants: path and every cgroup below it. Returns the number appended or -errno. */
+int cgrp_descendants(const struct cgrp_root *root, const char *path, struct cgrp_list *list);
+void cgrp_list_fini(struct cgrp_list *list);
+
+/*
+ * cgrp_pids: processes (cgroup.procs) of path, and of its descendants when recursive, in
+ * *ret_pids (caller frees). Returns the count, -ENOENT if path is gone, or -errno.
+ */
+int cgrp_pids(const struct cgrp_root *root, const char *path, bool recursive, pid_t **ret_pids);
+
+int cgrp_memstat(const struct cgrp_root *root, const char *path, struct cgrp_memstat *ret);
+int cgrp_pressure(const struct cgrp_root *root, const char *path, struct cgrp_psi *ret);
+/* cgrp_psi_parse: parse memory.pressure text (buf, len). Returns 0 or -EINVAL. */
+int cgrp_psi_parse(const char *buf, size_t len, struct cgrp_psi *ret);
+/* cgrp_current: memory.current (v2) or memory.usage_in_bytes (v1), bytes. */
+int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret);
+/* cgrp_frozen: 1 frozen, 0 not, -EOPNOTSUPP on v1, -ENOENT if gone. */
+int cgrp_frozen(const struct cgrp_root *root, const char *path);
+/* cgrp_of_pid: the memory cgroup path of pid into buf. Returns 0 or -errno. */
+int cgrp_of_pid(pid_t pid, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config: the user-facing contract of DESIGN.md. Pure: text in, an immutable struct out, no
+ * kernel access. Errors are collected, one line each: "file:line: key: why".
+ */
+#ifndef PAGEOUTD_CONFIG_H
+#define PAGEOUTD_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CFG_DEFAULT_FILE SYSCONFDIR "/pageoutd/pageoutd.conf"
+#define CFG_DEFAULT_DIR SYSCONFDIR "/pageoutd/conf.d"
+#define CFG_NAME_MAX 64
+#define CFG_MAX_POLICIES 256
+#define CFG_LINE_MAX 1024
+
+enum cfg_engine { ENGINE_VADDR, ENGINE_PADDR };
+enum cfg_refsem { REFSEM_AUTO, REFSEM_IGNORE, REFSEM_RECHECK };
+enum { MEMORY_ANON = 1, MEMORY_FILE = 2 };
+
+struct cfg_daemon {
+	uint64_t interval_us;
+	char socket[PATH_MAX];
+	char socket_group[CFG_NAME_MAX];
+	char state_dir[PATH_MAX];
+	char proc_root[PATH_MAX];
+	int log_level; /* LOG_ERR..LOG_DEBUG */
+	bool dry_run;
+	enum cfg_refsem reference_semantics;
+};
+
+struct cfg_damon {
+	char sysfs_root[PATH_MAX];
+	uint64_t sample_us;
+	uint64_t aggr_us;
+	uint64_t update_us;
+	uint64_t min_regions;
+	uint64_t max_regions;
+};
+
+struct cfg_policy {
+	char name[CFG_NAME_MAX];
+	char file[PATH_MAX];
+	unsigned line; /* of the [policy] header */
+	unsigned cgroup_line;
+	char cgroup[PATH_MAX];
+	bool cgroup_is_glob;
+	enum cfg_engine engine;
+	uint64_t min_age_us;
+	uint32_t max_access_rate; /* ppm of samples per aggregation interval */
+	unsigned memory;	  /* MEMORY_ANON | MEMORY_FILE */
+	uint64_t quota_bytes;	  /* 0 with quota_interval_us 0: no quota */
+	uint64_t quota_interval_us;
+	uint64_t quota_time_us;
+	uint32_t pressure_limit;   /* ppm, PSI some avg10 */
+	uint32_t min_free;	   /* ppm of total memory */
+	uint32_t swap_reserve;	   /* ppm of swap */
+	uint32_t max_refault_rate; /* ppm of the cgroup's memory per minute */
+	bool frozen_only;
+};
+
+struct cfg {
+	char file[PATH_MAX];
+	char dir[PATH_MAX];
+	struct cfg_daemon daemon;
+	struct cfg_damon damon;
+	unsigned nr_policies;
+	struct cfg_policy *policies;
+};
+
+struct cfg_errors {
+	unsigned nr;
+	char **msgs;
+};
+
+/*
+ * cfg_load: read main file `file` and every "*.conf" in `dir` (lexical order; dir may be NULL).
+ * `dir_required`: a missing directory is an error rather than "no policies".
+ * On success returns 0 and a new config in *ret (free with cfg_free). On config errors returns
+ * -EINVAL and appends every message to errs (free with cfg_errors_fini); -ENOMEM on allocation.
+ */
+int cfg_load(const char *file, const char *dir, bool dir_required, struct cfg **ret,
+	     struct cfg_errors *errs);
+
+/* cfg_parse_string: parse one buffer as if it were file `name` (main when !is_dropin). Tests. */
+int cfg_defaults(struct cfg *cfg);
+struct cfg *cfg_free(struct cfg *cfg);
+void cfg_errors_fini(struct cfg_errors *errs);
+
+/* cfg_print: the effective daemon settings and one line per policy (for --check-config). */
+void cfg_print(const struct cfg *cfg, FILE *f);
+/* cfg_policy_describe: one-line "key=value ..." text of a policy into buf. */
+const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t len);
+const struct cfg_policy *cfg_find_policy(const struct cfg *cfg, const char *name);
+
+/* Every key of a section, NULL-terminated, for documentation tests. */
+const char *const *cfg_section_keys(const char *section);
+
+const char *cfg_engine_name(enum cfg_engine e);
+const char *cfg_refsem_name(enum cfg_refsem r);
+
+#endif

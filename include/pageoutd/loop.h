@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * loop: a single-threaded epoll loop with timerfd timers and a signalfd for SIGTERM, SIGINT and
+ * SIGHUP (blocked from loop_new on; SIGPIPE is ignored).
+ */
+#ifndef PAGEOUTD_LOOP_H
+#define PAGEOUTD_LOOP_H
+
+#include <stdint.h>
+
+struct loop;
+/* A handler returns 0 to go on or -errno to end the loop with that error. */
+typedef int (*loop_fd_fn)(struct loop *l, int fd, uint32_t events, void *data);
+typedef int (*loop_signal_fn)(struct loop *l, int signo, void *data);
+
+/* loop_new: create the loop and block the handled signals. Returns 0 or -errno. */
+int loop_new(struct loop **ret, loop_signal_fn on_signal, void *data);
+struct loop *loop_free(struct loop *l);
+int loop_add_fd(struct loop *l, int fd, uint32_t events, loop_fd_fn fn, void *data);
+int loop_del_fd(struct loop *l, int fd);
+/*
+ * loop_add_timer: a periodic timer every interval_us (first expiry after first_us); the
+ * handler runs once per wakeup whatever the overrun. Returns the timerfd or -errno.
+ */
+int loop_add_timer(struct loop *l, uint64_t first_us, uint64_t interval_us, loop_fd_fn fn,
+		   void *data);
+int loop_timer_set(int tfd, uint64_t first_us, uint64_t interval_us);
+/* loop_timer_ack: consume a timer expiry; returns the number of expiries (0 if none). */
+uint64_t loop_timer_ack(int tfd);
+/* loop_run: dispatch until loop_quit() or a handler error. Returns the exit code or -errno. */
+int loop_run(struct loop *l);
+void loop_quit(struct loop *l, int code);
+
+#endif

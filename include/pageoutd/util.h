@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * util: unit parsers, checked strings and numbers, *_at file helpers.
+ * Layer 0: depends on nothing else in pageoutd.
+ */
+#ifndef PAGEOUTD_UTIL_H
+#define PAGEOUTD_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PPM_ONE 1000000u /* a rate of 100% in parts per million */
+
+#define USEC_PER_MSEC UINT64_C(1000)
+#define USEC_PER_SEC UINT64_C(1000000)
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+#define _cleanup_close_ __attribute__((cleanup(closep)))
+
+/*
+ * parse_size: "4096", "64K", "256M", "2G", "1T" (binary multiples, case-insensitive,
+ * optional trailing "B" or "iB"). Returns 0 and *ret, -EINVAL for bad syntax, -ERANGE on overflow.
+ */
+int parse_size(const char *s, uint64_t *ret);
+
+/*
+ * parse_duration: "<number><unit>" with unit us|ms|s|m|h; the unit is required except for "0".
+ * Returns 0 and microseconds in *ret, -EINVAL or -ERANGE.
+ */
+int parse_duration(const char *s, uint64_t *ret);
+
+/*
+ * parse_rate: "<number>%" with up to 4 decimals, 0..100%. Returns 0 and parts per million
+ * in *ret, -EINVAL for syntax, -ERANGE above 100%.
+ */
+int parse_rate(const char *s, uint32_t *ret);
+
+/* parse_bool: yes/no, true/false, on/off, 1/0. Returns 0 or -EINVAL. */
+int parse_bool(const char *s, bool *ret);
+
+/* parse_u64: decimal or 0x hex, whole string. Returns 0, -EINVAL or -ERANGE. */
+int parse_u64(const char *s, uint64_t *ret);
+
+/* Canonical text of a value for --check-config and stats; return buf. */
+const char *fmt_size(char *buf, size_t len, uint64_t bytes);
+const char *fmt_duration(char *buf, size_t len, uint64_t usec);
+const char *fmt_rate(char *buf, size_t len, uint32_t ppm);
+
+/* str_copy: bounded copy; returns 0 or -ENAMETOOLONG (dst then holds a truncated string). */
+int str_copy(char *dst, size_t size, const char *src);
+/* str_strip: trim leading and trailing white space in place, returns the new start. */
+char *str_strip(char *s);
+bool str_has_suffix(const char *s, const char *suffix);
+
+/*
+ * read_file_at: read up to size-1 bytes of dirfd/path into buf, NUL-terminated, with a single
+ * read(2) loop until EOF. Returns the length or -errno.
+ */
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
+/* read_u64_at: read a file holding one number. Returns 0 or -errno (-EINVAL: not a number). */
+int read_u64_at(int dirfd, const char *path, uint64_t *ret);
+/*
+ * write_file_at: open O_WRONLY (no O_CREAT) and write s in one write(2). A short write is
+ * -EIO. Returns 0 or -errno as the kernel gave it (EBUSY, EINVAL, ENOMEM...).
+ */
+int write_file_at(int dirfd, const char *path, const char *s);
+int write_u64_at(int dirfd, const char *path, uint64_t v);
+
+/*
+ * path_is_beneath: true if a relative path has no ".." component and does not start with '/'.
+ * Used to refuse writes outside a configured root.
+ */
+bool path_is_beneath(const char *path);
+
+/* now_usec: CLOCK_MONOTONIC in microseconds. */
+uint64_t now_usec(void);
+
+#endif

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* cgroup: libcgroup behind cgrp_*; ECG* codes are translated to -errno here. */
+#include <config.h>
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libcgroup.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+
+static const char controller[] = "memory";
+
+/* Translate a libcgroup return code into -errno. */
+static int cg_errno(int r)
+{
+	int e;
+
+	switch (r) {
+	case 0:
+		return 0;
+	case ECGEOF:
+		return -ENODATA;
+	case ECGROUPNOTEXIST:
+	case ECGROUPSUBSYSNOTMOUNTED:
+		return -ENOENT;
+	case ECGROUPNOTALLOWED:
+		return -EACCES;
+	case ECGROUPNOTINITIALIZED:
+	case ECGROUPNOTMOUNTED:
+		return -ENODEV;
+	case ECGINVAL:
+		return -EINVAL;
+	case ECGOTHER:
+	default:
+		e = cgroup_get_last_errno();
+		return e > 0 ? -e : -EIO;
+	}
+}
+
+/*
+ * libcgroup reports a file that cannot be opened as ECGINVAL or ECGOTHER: when the cgroup
+ * itself is gone, say so (-ENOENT), the normal race with a cgroup being removed.
+ */
+static int gone_or(const struct cgrp_root *root, const char *path, int r)
+{
+	char full[PATH_MAX * 2];
+	struct stat st;
+
+	if (r >= 0)
+		return r;
+	snprintf(full, sizeof(full), "%s%s", root->mount, path);
+	if (stat(full, &st) < 0 && errno == ENOENT)
+		return -ENOENT;
+	return r;
+}
+
+static void cg_logger(void *userdata, int level, const char *fmt, va_list ap)
+{
+	char buf[512];
+	size_t n;
+
+	(void)userdata;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	/* libcgroup's own errors are expected races (a cgroup vanished): debug only */
+	log_rl(level <= CGROUP_LOG_WARNING ? LOG_DEBUG : LOG_DEBUG, "libcgroup: %s", buf);
+}
+
+int cgrp_init(struct cgrp_root *ret)
+{
+	char *mnt = NULL, probe[PATH_MAX + 32];
+	struct stat st;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	cgroup_set_logger(cg_logger, CGROUP_LOG_WARNING, NULL);
+	r = cg_errno(cgroup_init());
+	if (r < 0)
+		return r == -ENOENT ? -ENODEV : r;
+	r = cg_errno(cgroup_get_subsys_mount_point(controller, &mnt));
+	if (r < 0)
+		return r == -ENOENT ? -ENODEV : r;
+	str_copy(ret->mount, sizeof(ret->mount), mnt);
+	free(mnt);
+	snprintf(probe, sizeof(probe), "%s/cgroup.controllers", ret->mount);
+	ret->version = stat(probe, &st) == 0 ? 2 : 1;
+	return 0;
+}
+
+void cgrp_list_fini(struct cgrp_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		free(list->paths[i]);
+	free(list->paths);
+	list->paths = NULL;
+	list->nr = 0;
+}
+
+static int list_add(struct cgrp_list *list, const char *path)
+{
+	char **n = realloc(list->paths, (list->nr + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	list->paths = n;
+	n[list->nr] = strdup(path);
+	if (!n[list->nr])
+		return -ENOMEM;
+	list->nr++;
+	return 0;
+}
+
+/* Relative cgroup path ("/a/b") of a full path under the mount, into buf. */
+static const char *rel_path(const struct cgrp_root *root, const char *full, char *buf, size_t len)
+{
+	size_t m = strlen(root->mount);
+
+	if (strncmp(full, root->mount, m))
+		return NULL;
+	full += m;
+	snprintf(buf, len, "%s", *full ? full : "/");
+	return buf;
+}
+
+/*
+ * Walk base and its descendants (max depth `depth` below base, 0 = all); call fn for each.
+ * A directory removed mid-walk just ends that branch. Returns the number of matches or -errno.
+ */
+static int walk(const struct cgrp_root *root, const char *base, int depth, const char *glob,
+		struct cgrp_list *list)
+{
+	struct cgroup_file_info info;
+	void *handle = NULL;
+	int level, r, n = 0;
+	char rel[PATH_MAX];
+
+	r = cgroup_walk_tree_begin(controller, base, depth, &handle, &info, &level);
+	if (r != 0) {
+		if (handle)
+			cgroup_walk_tree_end(&handle);
+		r = cg_errno(r);
+		return r == -ENODATA || r == -ENOENT ? 0 : r;
+	}
+	cgroup_walk_tree_set_flags(&handle, CGROUP_WALK_TYPE_PRE_DIR);
+	do {
+		if (info.type != CGROUP_FILE_TYPE_DIR)
+			continue;
+		if (!rel_path(root, info.full_path, rel, sizeof(rel)))
+			continue;
+		/* fts gives "/a/b/" for the base: normalise */
+		if (strlen(rel) > 1 && rel[strlen(rel) - 1] == '/')
+			rel[strlen(rel) - 1] = '\0';
+		if (glob && fnmatch(glob, rel, FNM_PATHNAME))
+			continue;
+		if (list_add(list, rel) < 0) {
+			n = -ENOMEM;
+			break;
+		}
+		n++;
+	} while ((r = cgroup_walk_tree_next(depth, &handle, &info, level)) == 0);
+	cgroup_walk_tree_end(&handle);
+	return n;
+}
+
+int cgrp_expand(const struct cgrp_root *root, const char *pattern, bool is_glob,
+		struct cgrp_list *list)
+{
+	char base[PATH_MAX], full[PATH_MAX * 2];
+	int depth = 0;
+	char *p;
+	struct stat st;
+
+	if (!is_glob) {
+		snprintf(full, sizeof(full), "%s%s", root->mount, pattern);
+		if (stat(full, &st) < 0 || !S_ISDIR(st.st_mode))
+			return 0;
+		return list_add(list, pattern) < 0 ? -ENOMEM : 1;
+	}
+	/* walk from the deepest literal directory, as deep as the pattern's components */
+	str_copy(base, sizeof(base), pattern);
+	p = strpbrk(base, "*?[");
+	while (p > base && *p != '/')
+		p--;
+	*p = '\0';
+	if (!base[0])
+		str_copy(base, sizeof(base), "/");
+	for (const char *c = pattern + strlen(base); *c; c++)
+		if (*c == '/')
+			depth++;
+	return walk(root, base, depth + 1, pattern, list);
+}
+
+int cgrp_descendants(const struct cgrp_root *root, const char *path, struct cgrp_list *list)
+{
+	return walk(root, path, 0, NULL, list);
+}
+
+static int pids_of(const struct cgrp_root *root, const char *path, pid_t **acc, int *nacc)
+{
+	pid_t *p = NULL, *n;
+	int size = 0, r;
+
+	r = gone_or(root, path,
+		    cg_errno(cgroup_get_procs((char *)path, (char *)controller, &p, &size)));
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	if (size) {
+		n = realloc(*acc, (size_t)(*nacc + size) * sizeof(*n));
+		if (!n) {
+			free(p);
+			return -ENOMEM;
+		}
+		memcpy(n + *nacc, p, (size_t)size * sizeof(*n));
+		*acc = n;
+		*nacc += size;
+	}
+	free(p);
+	return 0;
+}
+
+int cgrp_pids(const struct cgrp_root *root, const char *path, bool recursive, pid_t **ret_pids)
+{
+	struct cgrp_list l = { 0 };
+	pid_t *acc = NULL;
+	int nacc = 0, r;
+
+	*ret_pids = NULL;
+	if (!recursive) {
+		r = pids_of(root, path, &acc, &nacc);
+		goto out;
+	}
+	r = cgrp_descendants(root, path, &l);
+	if (r == 0)
+		r = -ENOENT;
+	for (size_t i = 0; r > 0 && i < l.nr; i++) {
+		int k = pids_of(root, l.paths[i], &acc, &nacc);
+
+		/* a descendant that vanished mid-walk is normal; the base vanishing is ENOENT */
+		if (k < 0 && !(k == -ENOENT && i > 0))
+			r = k;
+	}
+	cgrp_list_fini(&l);
+out:
+	if (r < 0) {
+		free(acc);
+		return r;
+	}
+	*ret_pids = acc;
+	return nacc;
+}
+
+int cgrp_memstat(const struct cgrp_root *root, const char *path, struct cgrp_memstat *ret)
+{
+	struct cgroup_stat st;
+	void *h = NULL;
+	int r;
+	uint64_t v;
+
+	ret->anon = ret->file = 0;
+	ret->refault_anon = ret->refault_file = ret->pgmajfault = CGRP_UNKNOWN;
+	r = cgroup_read_stats_begin(controller, path, &h, &st);
+	if (r != 0) {
+		if (h)
+			cgroup_read_stats_end(&h);
+		r = gone_or(root, path, cg_errno(r));
+		return r == -ENODATA ? 0 : r;
+	}
+	do {
+		if (parse_u64(str_strip(st.value), &v) < 0)
+			continue;
+		if (!strcmp(st.name, root->version == 2 ? "anon" : "rss"))
+			ret->anon = v;
+		else if (!strcmp(st.name, root->version == 2 ? "file" : "cache"))
+			ret->file = v;
+		else if (!strcmp(st.name, "workingset_refault_anon"))
+			ret->refault_anon = v;
+		else if (!strcmp(st.name, "workingset_refault_file"))
+			ret->refault_file = v;
+		else if (!strcmp(st.name, "pgmajfault"))
+			ret->pgmajfault = v;
+	} while (cgroup_read_stats_next(&h, &st) == 0);
+	cgroup_read_stats_end(&h);
+	return 0;
+}
+
+/* Read a whole small cgroup file through libcgroup's value iterator. */
+static int read_value(const struct cgrp_root *root, const char *path, const char *name, char *buf,
+		      size_t len)
+{
+	char line[256];
+	void *h = NULL;
+	size_t used = 0;
+	int r;
+
+	buf[0] = '\0';
+	r = cgroup_read_value_begin(controller, path, (char *)name, &h, line, sizeof(line));
+	if (r != 0 && r != ECGEOF) {
+		if (h)
+			cgroup_read_value_end(&h);
+		return gone_or(root, path, cg_errno(r));
+	}
+	while (r == 0) {
+		size_t n = strlen(line);
+
+		if (used + n + 1 < len) {
+			memcpy(buf + used, line, n + 1);
+			used += n;
+		}
+		r = cgroup_read_value_next(&h, line, sizeof(line));
+	}
+	cgroup_read_value_end(&h);
+	return (int)used;
+}
+
+int cgrp_psi_parse(const char *buf, size_t len, struct cgrp_psi *ret)
+{
+	char tmp[512];
+	const char *some, *full;
+	unsigned long long st = 0, ft = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (len >= sizeof(tmp))
+		len = sizeof(tmp) - 1;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	some = strstr(tmp, "some ");
+	full = strstr(tmp, "full ");
+	if (!some || sscanf(some, "some avg10=%lf avg60=%lf avg300=%lf total=%llu",
+			    &ret->some_avg10, &ret->some_avg60, &ret->some_avg300, &st) != 4)
+		return -EINVAL;
+	if (full && sscanf(full, "full avg10=%lf avg60=%lf avg300=%lf total=%llu", &ret->full_avg10,
+			   &ret->full_avg60, &ret->full_avg300, &ft) != 4)
+		return -EINVAL;
+	ret->some_total_us = st;
+	ret->full_total_us = ft;
+	ret->known = true;
+	return 0;
+}
+
+int cgrp_pressure(const struct cgrp_root *root, const char *path, struct cgrp_psi *ret)
+{
+	char buf[512];
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (root->version == 1)
+		return 0; /* v1 has no memory.pressure: unknown */
+	r = read_value(root, path, "memory.pressure", buf, sizeof(buf));
+	if (r == -ENOENT || r == -EOPNOTSUPP) {
+		char full[PATH_MAX * 2];
+		struct stat sb;
+
+		/* PSI disabled (psi=0) leaves the cgroup in place but no file */
+		snprintf(full, sizeof(full), "%s%s", root->mount, path);
+		return stat(full, &sb) == 0 ? 0 : -ENOENT;
+	}
+	if (r < 0)
+		return r;
+	return cgrp_psi_parse(buf, (size_t)r, ret);
+}
+
+int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret)
+{
+	char buf[64];
+	int r;
+
+	r = read_value(root, path, root->version == 2 ? "memory.current" : "memory.usage_in_bytes",
+		       buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	return parse_u64(str_strip(buf), ret);
+}
+
+int cgrp_frozen(const struct cgrp_root *root, const char *path)
+{
+	char buf[256];
+	const char *f;
+	int r;
+
+	if (root->version == 1)
+		return -EOPNOTSUPP;
+	r = read_value(root, path, "cgroup.events", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	f = strstr(buf, "frozen ");
+	return f && f[7] == '1';
+}
+
+int cgrp_of_pid(pid_t pid, char *buf, size_t len)
+{
+	char *p = NULL;
+	int r;
+
+	r = cg_errno(cgroup_get_current_controller_path(pid, controller, &p));
+	if (r < 0)
+		return r;
+	r = str_copy(buf, len, p);
+	free(p);
+	return r;
+}

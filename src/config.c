@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * config: inih parsing of pageoutd.conf and conf.d/\*.conf against one key table per section.
+ *
+ * inih (Debian's libinih, built without INI_HANDLER_LINENO) does not tell the handler the line
+ * number, so parsing goes through ini_parse_stream() with our own reader: inih calls the reader
+ * once per line and the handler before reading the next line, so the reader's count is the
+ * handler's line. The reader also normalises each line before inih sees it: leading blanks are
+ * removed (inih would take an indented "key = value" as a continuation of the previous key),
+ * inline " #" / " ;" comments are cut, section headers and lines without '=' are checked here
+ * so that every error, not only inih's first, gets its own message.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <ini.h>
+
+#include "pageoutd/config.h"
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+
+enum ktype {
+	K_DURATION,
+	K_SIZE,
+	K_RATE,
+	K_BOOL,
+	K_UINT,
+	K_PATH,
+	K_NAME,
+	K_LOGLEVEL,
+	K_REFSEM,
+	K_ENGINE,
+	K_MEMORY,
+	K_QUOTA,
+	K_CGROUP,
+};
+
+struct key {
+	const char *name;
+	enum ktype type;
+	size_t off;
+	size_t size; /* for strings */
+	uint64_t min, max;
+};
+
+enum section { SEC_NONE, SEC_DAEMON, SEC_DAMON, SEC_POLICY, SEC_UNKNOWN };
+
+#define D(f) offsetof(struct cfg_daemon, f), sizeof(((struct cfg_daemon *)0)->f)
+#define M(f) offsetof(struct cfg_damon, f), sizeof(((struct cfg_damon *)0)->f)
+#define P(f) offsetof(struct cfg_policy, f), sizeof(((struct cfg_policy *)0)->f)
+#define MS USEC_PER_MSEC
+#define SEC USEC_PER_SEC
+
+static const struct key daemon_keys[] = {
+	{ "interval", K_DURATION, D(interval_us), 100 * MS, 3600 * SEC },
+	{ "socket", K_PATH, D(socket), 0, 107 },
+	{ "socket_group", K_NAME, D(socket_group), 0, 0 },
+	{ "state_dir", K_PATH, D(state_dir), 0, PATH_MAX - 64 },
+	{ "proc_root", K_PATH, D(proc_root), 0, PATH_MAX - 64 },
+	{ "log_level", K_LOGLEVEL, D(log_level), 0, 0 },
+	{ "dry_run", K_BOOL, D(dry_run), 0, 0 },
+	{ "reference_semantics", K_REFSEM, D(reference_semantics), 0, 0 },
+	{ NULL },
+};
+
+static const struct key damon_keys[] = {
+	{ "sysfs_root", K_PATH, M(sysfs_root), 0, PATH_MAX - 256 },
+	{ "sample_interval", K_DURATION, M(sample_us), 100, 10 * SEC },
+	{ "aggr_interval", K_DURATION, M(aggr_us), 1 * MS, 60 * SEC },
+	{ "update_interval", K_DURATION, M(update_us), 1 * MS, 3600 * SEC },
+	{ "min_regions", K_UINT, M(min_regions), 3, 1000000 },
+	{ "max_regions", K_UINT, M(max_regions), 3, 1000000 },
+	{ NULL },
+};
+
+static const struct key policy_keys[] = {
+	{ "cgroup", K_CGROUP, P(cgroup), 0, 0 },
+	{ "engine", K_ENGINE, P(engine), 0, 0 },
+	{ "min_age", K_DURATION, P(min_age_us), 0, 24 * 3600 * SEC },
+	{ "max_access_rate", K_RATE, P(max_access_rate), 0, PPM_ONE },
+	{ "memory", K_MEMORY, P(memory), 0, 0 },
+	{ "quota", K_QUOTA, P(quota_bytes), 0, 0 },
+	{ "quota_time", K_DURATION, P(quota_time_us), 0, 10 * SEC },
+	{ "pressure_limit", K_RATE, P(pressure_limit), 1, PPM_ONE },
+	{ "min_free", K_RATE, P(min_free), 0, PPM_ONE },
+	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE },
+	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE },
+	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0 },
+	{ NULL },
+};
+
+#define MAX_KEYS 16
+
+struct pstate {
+	struct cfg *cfg;
+	struct cfg_errors *errs;
+	const char *file;
+	FILE *f;
+	unsigned line;
+	bool is_dropin;
+	enum section sec;
+	unsigned sec_line;
+	unsigned nr_policy_sections;
+	struct cfg_policy *pol;
+	unsigned seen[SEC_UNKNOWN][MAX_KEYS]; /* line where each key was set, 0 = not set */
+	int nerr;
+};
+
+static const char *const section_names[] = { "", "daemon", "damon", "policy", "" };
+
+static const struct key *section_table(enum section s)
+{
+	switch (s) {
+	case SEC_DAEMON:
+		return daemon_keys;
+	case SEC_DAMON:
+		return damon_keys;
+	case SEC_POLICY:
+		return policy_keys;
+	default:
+		return NULL;
+	}
+}
+
+const char *const *cfg_section_keys(const char *section)
+{
+	static const char *names[3][MAX_KEYS + 1];
+
+	for (enum section s = SEC_DAEMON; s <= SEC_POLICY; s++) {
+		const struct key *k = section_table(s);
+
+		if (strcmp(section, section_names[s]))
+			continue;
+		for (unsigned i = 0; k[i].name; i++)
+			names[s - 1][i] = k[i].name;
+		return names[s - 1];
+	}
+	return NULL;
+}
+
+__attribute__((format(printf, 2, 3))) static void err_add(struct cfg_errors *errs, const char *fmt,
+							  ...)
+{
+	char **n, *msg;
+	va_list ap;
+	int r;
+
+	if (errs->nr >= 1000)
+		return;
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	n = realloc(errs->msgs, (errs->nr + 1) * sizeof(*n));
+	if (!n) {
+		free(msg);
+		return;
+	}
+	errs->msgs = n;
+	errs->msgs[errs->nr++] = msg;
+}
+
+#define perr(ps, line, key, ...)                                                                   \
+	do {                                                                                       \
+		char _m[512];                                                                      \
+		snprintf(_m, sizeof(_m), __VA_ARGS__);                                             \
+		err_add((ps)->errs, "%s:%u: %s: %s", (ps)->file, (line), (key), _m);               \
+		(ps)->nerr++;                                                                      \
+	} while (0)
+
+void cfg_errors_fini(struct cfg_errors *errs)
+{
+	for (unsigned i = 0; i < errs->nr; i++)
+		free(errs->msgs[i]);
+	free(errs->msgs);
+	errs->msgs = NULL;
+	errs->nr = 0;
+}
+
+int cfg_defaults(struct cfg *cfg)
+{
+	struct cfg_daemon *d = &cfg->daemon;
+	struct cfg_damon *m = &cfg->damon;
+
+	memset(d, 0, sizeof(*d));
+	d->interval_us = 5 * SEC;
+	str_copy(d->socket, sizeof(d->socket), RUNSTATEDIR "/pageoutd/pageoutd.sock");
+	str_copy(d->state_dir, sizeof(d->state_dir), RUNSTATEDIR "/pageoutd");
+	str_copy(d->proc_root, sizeof(d->proc_root), "/proc");
+	d->log_level = LOG_INFO;
+	d->reference_semantics = REFSEM_AUTO;
+	memset(m, 0, sizeof(*m));
+	str_copy(m->sysfs_root, sizeof(m->sysfs_root), "/sys/kernel/mm/damon/admin");
+	m->sample_us = 5 * MS;
+	m->aggr_us = 100 * MS;
+	m->update_us = 1 * SEC;
+	m->min_regions = 10;
+	m->max_regions = 1000;
+	return 0;
+}
+
+static void policy_defaults(struct cfg_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->engine = ENGINE_VADDR;
+	p->min_age_us = 30 * SEC;
+	p->max_access_rate = 0;
+	p->memory = MEMORY_ANON | MEMORY_FILE;
+	p->quota_bytes = 256ull << 20;
+	p->quota_interval_us = 1 * SEC;
+	p->quota_time_us = 10 * MS;
+	p->pressure_limit = 100000; /* 10% */
+	p->min_free = 0;
+	p->swap_reserve = 200000;   /* 20% */
+	p->max_refault_rate = 2000; /* 0.2% */
+	p->frozen_only = false;
+}
+
+/* --- value parsers: return NULL or a description of what was expected --- */
+
+static const char *parse_cgroup(const char *v, struct cfg_policy *p)
+{
+	if (v[0] != '/')
+		return "must be an absolute path under the cgroup root, like /system.slice";
+	if (strstr(v, "//"))
+		return "empty path component";
+	if (strlen(v) > 1 && v[strlen(v) - 1] == '/')
+		return "trailing '/'";
+	for (const char *c = v; *c; c++)
+		if (*c == '\n' || *c == '\\')
+			return "invalid character";
+	if (strstr(v, "/../") || str_has_suffix(v, "/..") || strstr(v, "/./") ||
+	    str_has_suffix(v, "/."))
+		return "'.' and '..' components are not allowed";
+	if (str_copy(p->cgroup, sizeof(p->cgroup), v) < 0)
+		return "path too long";
+	p->cgroup_is_glob = strpbrk(v, "*?[") != NULL;
+	return NULL;
+}
+
+static const char *parse_memory(const char *v, unsigned *ret)
+{
+	char buf[64], *save, *tok;
+	unsigned m = 0;
+
+	if (str_copy(buf, sizeof(buf), v) < 0)
+		return "expected anon, file or anon,file";
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		tok = str_strip(tok);
+		if (!strcmp(tok, "anon"))
+			m |= MEMORY_ANON;
+		else if (!strcmp(tok, "file"))
+			m |= MEMORY_FILE;
+		else
+			return "expected anon, file or anon,file";
+	}
+	if (!m)
+		return "expected anon, file or anon,file";
+	*ret = m;
+	return NULL;
+}
+
+static const char *parse_quota(const char *v, struct cfg_policy *p)
+{
+	char buf[64], *slash;
+	uint64_t sz, dur;
+
+	if (!strcmp(v, "none")) {
+		p->quota_bytes = 0;
+		p->quota_interval_us = 0;
+		return NULL;
+	}
+	if (str_copy(buf, sizeof(buf), v) < 0 || !(slash = strchr(buf, '/')))
+		return "expected SIZE/DURATION like 256M/1s, or none";
+	*slash = '\0';
+	if (parse_size(str_strip(buf), &sz) < 0 || parse_duration(str_strip(slash + 1), &dur) < 0)
+		return "expected SIZE/DURATION like 256M/1s, or none";
+	if (sz < 4096)
+		return "size must be at least 4K";
+	if (dur < 10 * MS || dur > 3600 * SEC)
+		return "interval must be between 10ms and 1h";
+	p->quota_bytes = sz;
+	p->quota_interval_us = dur;
+	return NULL;
+}
+
+static const char *out_of_range(const struct key *k)
+{
+	static char buf[96];
+	char a[32], b[32];
+
+	if (k->type == K_DURATION)
+		snprintf(buf, sizeof(buf), "out of range (%s to %s)",
+			 fmt_duration(a, sizeof(a), k->min), fmt_duration(b, sizeof(b), k->max));
+	else if (k->type == K_RATE)
+		snprintf(buf, sizeof(buf), "out of range (%s to %s)",
+			 fmt_rate(a, sizeof(a), (uint32_t)k->min),
+			 fmt_rate(b, sizeof(b), (uint32_t)k->max));
+	else
+		snprintf(buf, sizeof(buf), "out of range (%llu to %llu)",
+			 (unsigned long long)k->min, (unsigned long long)k->max);
+	return buf;
+}
+
+static const char *parse_number(const struct key *k, const char *v, void *dst)
+{
+	uint64_t u;
+	uint32_t rate;
+	bool b;
+
+	switch (k->type) {
+	case K_DURATION:
+		if (parse_duration(v, &u) < 0)
+			return "expected a duration with a unit: us, ms, s, m or h (like 30s)";
+		if (u < k->min || u > k->max)
+			return out_of_range(k);
+		*(uint64_t *)dst = u;
+		return NULL;
+	case K_SIZE:
+		if (parse_size(v, &u) < 0)
+			return "expected a size like 64M (suffixes K, M, G, T)";
+		*(uint64_t *)dst = u;
+		return NULL;
+	case K_UINT:
+		if (parse_u64(v, &u) < 0)
+			return "expected a whole number";
+		if (u < k->min || u > k->max)
+			return out_of_range(k);
+		*(uint64_t *)dst = u;
+		return NULL;
+	case K_RATE:
+		if (parse_rate(v, &rate) < 0)
+			return "expected a rate between 0% and 100% like 0.5%";
+		if (rate < k->min || rate > k->max)
+			return out_of_range(k);
+		*(uint32_t *)dst = rate;
+		return NULL;
+	case K_BOOL:
+		if (parse_bool(v, &b) < 0)
+			return "expected yes or no";
+		*(bool *)dst = b;
+		return NULL;
+	default:
+		return "internal: unknown key type";
+	}
+}
+
+static const char *parse_value(const struct key *k, const char *v, void *base)
+{
+	void *dst = (char *)base + k->off;
+	int r;
+
+	if (!*v)
+		return "empty value";
+	switch (k->type) {
+	case K_PATH:
+		if (v[0] != '/')
+			return "expected an absolute path";
+		if (k->max && strlen(v) > k->max)
+			return "path too long";
+		if (!path_is_beneath(v + 1))
+			return "'..' components are not allowed";
+		str_copy(dst, k->size, v);
+		return NULL;
+	case K_NAME:
+		if (strlen(v) >= k->size || strpbrk(v, " \t/:"))
+			return "expected a group name";
+		str_copy(dst, k->size, v);
+		return NULL;
+	case K_LOGLEVEL:
+		r = log_level_parse(v);
+		if (r < 0)
+			return "expected err, warning, notice, info or debug";
+		*(int *)dst = r;
+		return NULL;
+	case K_REFSEM:
+		if (!strcmp(v, "auto"))
+			*(enum cfg_refsem *)dst = REFSEM_AUTO;
+		else if (!strcmp(v, "ignore"))
+			*(enum cfg_refsem *)dst = REFSEM_IGNORE;
+		else if (!strcmp(v, "recheck"))
+			*(enum cfg_refsem *)dst = REFSEM_RECHECK;
+		else
+			return "expected auto, ignore or recheck";
+		return NULL;
+	case K_ENGINE:
+		if (!strcmp(v, "vaddr"))
+			*(enum cfg_engine *)dst = ENGINE_VADDR;
+		else if (!strcmp(v, "paddr"))
+			*(enum cfg_engine *)dst = ENGINE_PADDR;
+		else
+			return "expected vaddr or paddr";
+		return NULL;
+	case K_MEMORY:
+		return parse_memory(v, dst);
+	case K_QUOTA:
+		return parse_quota(v, base);
+	case K_CGROUP:
+		return parse_cgroup(v, base);
+	default:
+		return parse_number(k, v, dst);
+	}
+}
+
+/* --- the reader: line counting and normalisation --- */
+
+static void cut_inline_comment(char *s)
+{
+	for (char *p = s; *p; p++) {
+		if ((*p == '#' || *p == ';') && p > s && (p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			return;
+		}
+	}
+}
+
+static enum section section_lookup(const char *name)
+{
+	for (enum section s = SEC_DAEMON; s <= SEC_POLICY; s++)
+		if (!strcmp(name, section_names[s]))
+			return s;
+	return SEC_UNKNOWN;
+}
+
+static void enter_section(struct pstate *ps, const char *name)
+{
+	enum section s = section_lookup(name);
+
+	ps->sec = s;
+	ps->sec_line = ps->line;
+	if (s == SEC_UNKNOWN) {
+		perr(ps, ps->line, name[0] ? name : "[]", "unknown section [%s]", name);
+		return;
+	}
+	if (ps->is_dropin && s != SEC_POLICY) {
+		perr(ps, ps->line, name, "[%s] belongs in the main file, a drop-in holds [policy]",
+		     name);
+		ps->sec = SEC_UNKNOWN;
+		return;
+	}
+	if (!ps->is_dropin && s == SEC_POLICY) {
+		perr(ps, ps->line, name,
+		     "[policy] belongs in a drop-in file of the conf.d directory");
+		ps->sec = SEC_UNKNOWN;
+		return;
+	}
+	if (s == SEC_POLICY && ps->nr_policy_sections++) {
+		perr(ps, ps->line, name, "only one [policy] per drop-in (first on line %u)",
+		     ps->pol->line);
+		ps->sec = SEC_UNKNOWN;
+		return;
+	}
+	if (s == SEC_POLICY)
+		ps->pol->line = ps->line;
+}
+
+/* Normalise one line in place; returns the text to hand to inih (may be empty). */
+static char *normalise_line(struct pstate *ps, char *line)
+{
+	char *s = str_strip(line), *end, *eq;
+
+	if (!*s || *s == '#' || *s == ';')
+		return s + strlen(s);
+	cut_inline_comment(s);
+	s = str_strip(s);
+	if (*s == '[') {
+		end = strchr(s, ']');
+		if (!end || *str_strip(end + 1)) {
+			perr(ps, ps->line, s, "malformed section header");
+			ps->sec = SEC_UNKNOWN;
+			return s + strlen(s);
+		}
+		*end = '\0';
+		enter_section(ps, str_strip(s + 1));
+		*end = ']';
+		return s;
+	}
+	eq = strchr(s, '=');
+	end = strchr(s, ':');
+	if (!eq || (end && end < eq) || eq == s) {
+		perr(ps, ps->line, s, "expected 'key = value'");
+		return s + strlen(s);
+	}
+	return s;
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct pstate *ps = stream;
+	char buf[CFG_LINE_MAX + 2];
+	char *out;
+	size_t n;
+
+	if (!fgets(buf, sizeof(buf), ps->f))
+		return NULL;
+	ps->line++;
+	n = strlen(buf);
+	if (n && buf[n - 1] != '\n' && !feof(ps->f)) {
+		int c;
+
+		perr(ps, ps->line, "line", "longer than %d characters", CFG_LINE_MAX);
+		while ((c = fgetc(ps->f)) != EOF && c != '\n')
+			;
+		buf[0] = '\0';
+	} else if (memchr(buf, '\0', n) != NULL && strlen(buf) != n) {
+		buf[0] = '\0';
+	}
+	out = normalise_line(ps, buf);
+	if ((int)strlen(out) + 2 > num)
+		out[num - 2] = '\0';
+	snprintf(str, (size_t)num, "%s\n", out);
+	return str;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct pstate *ps = user;
+	const struct key *tab = section_table(ps->sec);
+	_cleanup_free_ char *v = NULL;
+	const char *why;
+	void *base;
+	unsigned i;
+
+	(void)section;
+	if (ps->sec == SEC_UNKNOWN)
+		return 1; /* reported at the header */
+	if (ps->sec == SEC_NONE) {
+		perr(ps, ps->line, name, "key outside of a section");
+		return 1;
+	}
+	for (i = 0; tab[i].name && strcmp(tab[i].name, name); i++)
+		;
+	if (!tab[i].name) {
+		perr(ps, ps->line, name, "unknown key in [%s]", section_names[ps->sec]);
+		return 1;
+	}
+	if (ps->seen[ps->sec][i]) {
+		perr(ps, ps->line, name, "duplicate key (first set on line %u)",
+		     ps->seen[ps->sec][i]);
+		return 1;
+	}
+	ps->seen[ps->sec][i] = ps->line;
+	v = strdup(value);
+	if (!v)
+		return 0;
+	base = ps->sec == SEC_DAEMON  ? (void *)&ps->cfg->daemon
+	       : ps->sec == SEC_DAMON ? (void *)&ps->cfg->damon
+				      : (void *)ps->pol;
+	why = parse_value(&tab[i], str_strip(v), base);
+	if (why)
+		perr(ps, ps->line, name, "invalid value '%s': %s", v, why);
+	if (ps->sec == SEC_POLICY && !strcmp(name, "cgroup"))
+		ps->pol->cgroup_line = ps->line;
+	return 1;
+}
+
+static unsigned key_line(const struct pstate *ps, enum section s, const char *name)
+{
+	const struct key *tab = section_table(s);
+
+	for (unsigned i = 0; tab[i].name; i++)
+		if (!strcmp(tab[i].name, name))
+			return ps->seen[s][i];
+	return 0;
+}
+
+static void check_damon(struct pstate *ps)
+{
+	const struct cfg_damon *m = &ps->cfg->damon;
+	unsigned l;
+
+	if (m->aggr_us < m->sample_us) {
+		l = key_line(ps, SEC_DAMON, "aggr_interval")
+			    ?: key_line(ps, SEC_DAMON, "sample_interval");
+		perr(ps, l ?: 1, "aggr_interval", "must not be shorter than sample_interval");
+	}
+	if (m->update_us < m->aggr_us) {
+		l = key_line(ps, SEC_DAMON, "update_interval")
+			    ?: key_line(ps, SEC_DAMON, "aggr_interval");
+		perr(ps, l ?: 1, "update_interval", "must not be shorter than aggr_interval");
+	}
+	if (m->max_regions < m->min_regions) {
+		l = key_line(ps, SEC_DAMON, "max_regions")
+			    ?: key_line(ps, SEC_DAMON, "min_regions");
+		perr(ps, l ?: 1, "max_regions", "must not be less than min_regions");
+	}
+}
+
+static void check_policy(struct pstate *ps)
+{
+	struct cfg_policy *p = ps->pol;
+	unsigned l;
+
+	if (!ps->nr_policy_sections) {
+		perr(ps, 1, "[policy]", "missing: a drop-in file holds one [policy] section");
+		return;
+	}
+	if (!p->cgroup[0] && !key_line(ps, SEC_POLICY, "cgroup")) {
+		perr(ps, p->line, "cgroup", "missing, required in [policy]");
+		return;
+	}
+	if (p->engine == ENGINE_PADDR && p->frozen_only) {
+		l = key_line(ps, SEC_POLICY, "frozen_only");
+		perr(ps, l, "frozen_only", "only the vaddr engine supports frozen_only");
+	}
+	l = key_line(ps, SEC_POLICY, "min_age");
+	if (l && p->min_age_us && p->min_age_us < ps->cfg->damon.aggr_us)
+		perr(ps, l, "min_age", "shorter than [damon] aggr_interval");
+}
+
+static bool valid_policy_name(const char *n)
+{
+	if (!*n || *n == '.')
+		return false;
+	for (; *n; n++)
+		if (!(*n == '-' || *n == '_' || *n == '.' || (*n >= '0' && *n <= '9') ||
+		      (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z')))
+			return false;
+	return true;
+}
+
+static int parse_file(struct cfg *cfg, struct cfg_errors *errs, const char *file, bool dropin,
+		      struct cfg_policy *pol)
+{
+	struct pstate ps = {
+		.cfg = cfg, .errs = errs, .file = file, .is_dropin = dropin, .pol = pol
+	};
+	struct stat st;
+	int r;
+
+	ps.f = fopen(file, "re");
+	if (!ps.f) {
+		err_add(errs, "%s:0: file: cannot open: %s", file, strerror(errno));
+		return -EINVAL;
+	}
+	if (fstat(fileno(ps.f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		err_add(errs, "%s:0: file: not a regular file", file);
+		fclose(ps.f);
+		return -EINVAL;
+	}
+	r = ini_parse_stream(reader, &ps, handler, &ps);
+	if (ferror(ps.f)) {
+		err_add(errs, "%s:%u: file: read error: %s", file, ps.line, strerror(errno));
+		ps.nerr++;
+	}
+	fclose(ps.f);
+	if (r > 0 && !ps.nerr)
+		perr(&ps, (unsigned)r, "line", "syntax error");
+	if (r == -2)
+		return -ENOMEM;
+	if (dropin)
+		check_policy(&ps);
+	else
+		check_damon(&ps);
+	return ps.nerr ? -EINVAL : 0;
+}
+
+/* --- overlap between policies --- */
+
+/* true if cgroup path a equals b or is an ancestor of b (component-wise) */
+static bool is_ancestor_or_self(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (!strcmp(a, "/"))
+		return true;
+	return !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
+}
+
+/* true if glob g matches literal l or one of l's ancestors */
+static bool glob_covers(const char *g, const char *l)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	str_copy(buf, sizeof(buf), l);
+	for (;;) {
+		if (!fnmatch(g, buf, FNM_PATHNAME))
+			return true;
+		p = strrchr(buf, '/');
+		if (!p || p == buf)
+			return false;
+		*p = '\0';
+	}
+}
+
+static bool policies_overlap(const struct cfg_policy *a, const struct cfg_policy *b)
+{
+	if (!a->cgroup_is_glob && !b->cgroup_is_glob)
+		return is_ancestor_or_self(a->cgroup, b->cgroup) ||
+		       is_ancestor_or_self(b->cgroup, a->cgroup);
+	if (a->cgroup_is_glob && !b->cgroup_is_glob)
+		return glob_covers(a->cgroup, b->cgroup);
+	if (!a->cgroup_is_glob && b->cgroup_is_glob)
+		return glob_covers(b->cgroup, a->cgroup);
+	/* two globs: decided per cgroup at run time, the first policy in lexical order wins */
+	return !strcmp(a->cgroup, b->cgroup);
+}
+
+static int check_overlaps(struct cfg *cfg, struct cfg_errors *errs)
+{
+	int n = 0;
+
+	for (unsigned j = 1; j < cfg->nr_policies; j++) {
+		const struct cfg_policy *b = &cfg->policies[j];
+
+		for (unsigned i = 0; i < j; i++) {
+			const struct cfg_policy *a = &cfg->policies[i];
+
+			if (!policies_overlap(a, b))
+				continue;
+			err_add(errs,
+				"%s:%u: cgroup: '%s' overlaps policy '%s' (%s:%u, cgroup '%s'); a "
+				"cgroup "
+				"and its descendants belong to one policy",
+				b->file, b->cgroup_line, b->cgroup, a->name, a->file,
+				a->cgroup_line, a->cgroup);
+			n++;
+			break;
+		}
+	}
+	return n ? -EINVAL : 0;
+}
+
+/* --- loading --- */
+
+static int cmp_names(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int select_conf(const struct dirent *d)
+{
+	return d->d_name[0] != '.' && str_has_suffix(d->d_name, ".conf");
+}
+
+static int load_dropin(struct cfg *cfg, struct cfg_errors *errs, const char *dir, const char *fn)
+{
+	struct cfg_policy *pol = &cfg->policies[cfg->nr_policies];
+	char path[PATH_MAX];
+	size_t n = strlen(fn) - strlen(".conf");
+	int r;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, fn) >= sizeof(path)) {
+		err_add(errs, "%s/%s:0: file: path too long", dir, fn);
+		return -EINVAL;
+	}
+	policy_defaults(pol);
+	str_copy(pol->file, sizeof(pol->file), path);
+	if (n >= sizeof(pol->name) || (memcpy(pol->name, fn, n), pol->name[n] = '\0', 0) ||
+	    !valid_policy_name(pol->name)) {
+		err_add(errs,
+			"%s:0: file: policy name '%.*s' (from the file name) must be 1-63 "
+			"characters of A-Z a-z 0-9 . _ -",
+			path, (int)n, fn);
+		return -EINVAL;
+	}
+	r = parse_file(cfg, errs, path, true, pol);
+	if (r == 0)
+		cfg->nr_policies++;
+	return r;
+}
+
+static int load_dir(struct cfg *cfg, struct cfg_errors *errs, const char *dir, bool required)
+{
+	struct dirent **names = NULL;
+	int n, r = 0;
+
+	n = scandir(dir, &names, select_conf, cmp_names);
+	if (n < 0) {
+		if (errno == ENOENT && !required)
+			return 0;
+		err_add(errs, "%s:0: directory: cannot read: %s", dir, strerror(errno));
+		return -EINVAL;
+	}
+	if (n > CFG_MAX_POLICIES) {
+		err_add(errs, "%s:0: directory: %d policies, at most %d are supported", dir, n,
+			CFG_MAX_POLICIES);
+		r = -EINVAL;
+	}
+	cfg->policies = calloc((size_t)(n ? n : 1), sizeof(*cfg->policies));
+	if (!cfg->policies)
+		r = -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		if (r != -ENOMEM && i < CFG_MAX_POLICIES) {
+			int k = load_dropin(cfg, errs, dir, names[i]->d_name);
+
+			if (k < 0 && r == 0)
+				r = k;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+int cfg_load(const char *file, const char *dir, bool dir_required, struct cfg **ret,
+	     struct cfg_errors *errs)
+{
+	struct cfg *cfg = calloc(1, sizeof(*cfg));
+	int r, k;
+
+	if (!cfg)
+		return -ENOMEM;
+	cfg_defaults(cfg);
+	str_copy(cfg->file, sizeof(cfg->file), file);
+	if (dir)
+		str_copy(cfg->dir, sizeof(cfg->dir), dir);
+	r = parse_file(cfg, errs, file, false, NULL);
+	if (dir) {
+		k = load_dir(cfg, errs, dir, dir_required);
+		if (k < 0 && r >= 0)
+			r = k;
+	}
+	if (r >= 0)
+		r = check_overlaps(cfg, errs);
+	if (r < 0) {
+		cfg_free(cfg);
+		return r;
+	}
+	*ret = cfg;
+	return 0;
+}
+
+struct cfg *cfg_free(struct cfg *cfg)
+{
+	if (cfg) {
+		free(cfg->policies);
+		free(cfg);
+	}
+	return NULL;
+}
+
+const struct cfg_policy *cfg_find_policy(const struct cfg *cfg, const char *name)
+{
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		if (!strcmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	return NULL;
+}
+
+const char *cfg_engine_name(enum cfg_engine e)
+{
+	return e == ENGINE_PADDR ? "paddr" : "vaddr";
+}
+
+const char *cfg_refsem_name(enum cfg_refsem r)
+{
+	return r == REFSEM_IGNORE ? "ignore" : r == REFSEM_RECHECK ? "recheck" : "auto";
+}
+
+const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t len)
+{
+	char age[32], rate[32], qs[32], qi[32], qt[32], pl[32], mf[32], sr[32], rr[32];
+
+	if (p->quota_interval_us)
+		snprintf(qs + 16, 16, "/%s", fmt_duration(qi, sizeof(qi), p->quota_interval_us));
+	snprintf(buf, len,
+		 "cgroup=%s engine=%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s%s "
+		 "quota_time=%s pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s "
+		 "frozen_only=%s",
+		 p->cgroup, cfg_engine_name(p->engine),
+		 fmt_duration(age, sizeof(age), p->min_age_us),
+		 fmt_rate(rate, sizeof(rate), p->max_access_rate),
+		 p->memory & MEMORY_ANON ? "anon" : "",
+		 p->memory == (MEMORY_ANON | MEMORY_FILE) ? "," : "",
+		 p->memory & MEMORY_FILE ? "file" : "",
+		 p->quota_interval_us ? fmt_size(qs, 16, p->quota_bytes) : "none",
+		 p->quota_interval_us ? qs + 16 : "",
+		 fmt_duration(qt, sizeof(qt), p->quota_time_us),
+		 fmt_rate(pl, sizeof(pl), p->pressure_limit), fmt_rate(mf, sizeof(mf), p->min_free),
+		 fmt_rate(sr, sizeof(sr), p->swap_reserve),
+		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), p->frozen_only ? "yes" : "no");
+	return buf;
+}
+
+void cfg_print(const struct cfg *cfg, FILE *f)
+{
+	const struct cfg_daemon *d = &cfg->daemon;
+	const struct cfg_damon *m = &cfg->damon;
+	char a[32], b[32], c[32], e[32], line[2048];
+
+	fprintf(f,
+		"daemon: interval=%s socket=%s socket_group=%s state_dir=%s proc_root=%s "
+		"log_level=%s dry_run=%s reference_semantics=%s\n",
+		fmt_duration(a, sizeof(a), d->interval_us), d->socket,
+		d->socket_group[0] ? d->socket_group : "-", d->state_dir, d->proc_root,
+		log_level_name(d->log_level), d->dry_run ? "yes" : "no",
+		cfg_refsem_name(d->reference_semantics));
+	fprintf(f,
+		"damon: sysfs_root=%s sample_interval=%s aggr_interval=%s update_interval=%s "
+		"min_regions=%llu max_regions=%llu\n",
+		m->sysfs_root, fmt_duration(b, sizeof(b), m->sample_us),
+		fmt_duration(c, sizeof(c), m->aggr_us), fmt_duration(e, sizeof(e), m->update_us),
+		(unsigned long long)m->min_regions, (unsigned long long)m->max_regions);
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		fprintf(f, "policy %s: %s\n", cfg->policies[i].name,
+			cfg_policy_describe(&cfg->policies[i], line, sizeof(line)));
+	if (!cfg->nr_policies)
+		fprintf(f, "no policies: nothing will be reclaimed\n");
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pageoutd: arguments, wiring and the event loop. Everything else lives in libpageoutd.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/config.h"
+#include "pageoutd/log.h"
+#include "pageoutd/loop.h"
+#include "pageoutd/util.h"
+
+struct opts {
+	const char *file;
+	const char *dir;
+	bool dir_given;
+	bool check;
+	bool dry_run;
+	bool foreground;
+	int log_level; /* -1: from the config */
+};
+
+struct daemon {
+	struct opts *o;
+	struct cfg *cfg;
+	struct cgrp_root cg;
+	struct loop *loop;
+	int timer;
+	unsigned long cycles;
+};
+
+static void notify(const char *state)
+{
+#ifdef HAVE_SYSTEMD
+	sd_notify(0, state);
+#else
+	(void)state;
+#endif
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: pageoutd [OPTION]...\n"
+		"Proactive memory reclaim driven by DAMON, per cgroup.\n\n"
+		"  -c, --config FILE     main configuration file (default %s)\n"
+		"  -d, --config-dir DIR  policy drop-in directory (default %s)\n"
+		"      --check-config    validate the configuration, print it and exit\n"
+		"  -n, --dry-run         decide and report, never reclaim\n"
+		"  -f, --foreground      stay in the foreground, log to stderr\n"
+		"  -l, --log-level LVL   err, warning, notice, info or debug\n"
+		"  -V, --version         print the version and exit\n"
+		"  -h, --help            print this help and exit\n\n"
+		"Exit status: 0 success, 1 runtime error, 78 configuration error.\n",
+		CFG_DEFAULT_FILE, CFG_DEFAULT_DIR);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "config-dir", required_argument, NULL, 'd' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:d:nfl:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->file = optarg;
+			break;
+		case 'd':
+			o->dir = optarg;
+			o->dir_given = true;
+			break;
+		case 'C':
+			o->check = true;
+			break;
+		case 'n':
+			o->dry_run = true;
+			break;
+		case 'f':
+			o->foreground = true;
+			break;
+		case 'l':
+			o->log_level = log_level_parse(optarg);
+			if (o->log_level < 0) {
+				fprintf(stderr, "pageoutd: --log-level: unknown level '%s'\n",
+					optarg);
+				return EX_USAGE;
+			}
+			break;
+		case 'V':
+			printf("pageoutd %s\n", PACKAGE_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EX_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pageoutd: unexpected argument '%s'\n", argv[optind]);
+		return EX_USAGE;
+	}
+	return -1;
+}
+
+/* Load and validate; on failure every error is logged (or printed) and NULL returned. */
+static struct cfg *load(const struct opts *o, bool to_stderr)
+{
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	int r;
+
+	r = cfg_load(o->file, o->dir, o->dir_given, &cfg, &errs);
+	for (unsigned i = 0; i < errs.nr; i++) {
+		if (to_stderr)
+			fprintf(stderr, "%s\n", errs.msgs[i]);
+		else
+			log_err("%s", errs.msgs[i]);
+	}
+	if (r == -ENOMEM)
+		log_err("loading the configuration: out of memory");
+	cfg_errors_fini(&errs);
+	if (r < 0)
+		return NULL;
+	if (o->dry_run)
+		cfg->daemon.dry_run = true;
+	if (o->log_level >= 0)
+		cfg->daemon.log_level = o->log_level;
+	return cfg;
+}
+
+/* One decision cycle: what each policy matches right now. */
+static void cycle(struct daemon *d)
+{
+	for (unsigned i = 0; i < d->cfg->nr_policies; i++) {
+		const struct cfg_policy *p = &d->cfg->policies[i];
+		struct cgrp_list l = { 0 };
+		int n = cgrp_expand(&d->cg, p->cgroup, p->cgroup_is_glob, &l);
+
+		if (n < 0)
+			log_rl(LOG_WARNING, "policy %s: expanding %s: %s", p->name, p->cgroup,
+			       strerror(-n));
+		else
+			log_debug("policy %s: %d cgroups match %s", p->name, n, p->cgroup);
+		cgrp_list_fini(&l);
+	}
+	d->cycles++;
+}
+
+static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)events;
+	loop_timer_ack(fd);
+	cycle(data);
+	return 0;
+}
+
+static void reload(struct daemon *d)
+{
+	struct cfg *n;
+
+	notify("RELOADING=1");
+	n = load(d->o, false);
+	if (!n) {
+		log_err("reload failed: keeping the current configuration (%u policies)",
+			d->cfg->nr_policies);
+		notify("READY=1\nSTATUS=reload failed, old configuration in force");
+		return;
+	}
+	cfg_free(d->cfg);
+	d->cfg = n;
+	log_set_level(n->daemon.log_level);
+	loop_timer_set(d->timer, n->daemon.interval_us, n->daemon.interval_us);
+	log_notice("reloaded configuration: %u policies", n->nr_policies);
+	notify("READY=1\nSTATUS=configuration reloaded");
+}
+
+static int on_signal(struct loop *l, int signo, void *data)
+{
+	if (signo == SIGHUP) {
+		reload(data);
+		return 0;
+	}
+	log_notice("received %s, exiting", strsignal(signo));
+	loop_quit(l, 0);
+	return 0;
+}
+
+static int run(struct daemon *d)
+{
+	int r;
+
+	r = cgrp_init(&d->cg);
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "cannot find the memory cgroup hierarchy"), 1;
+	log_info("memory cgroup hierarchy: %s (cgroup v%d)", d->cg.mount, d->cg.version);
+	r = loop_new(&d->loop, on_signal, d);
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "event loop"), 1;
+	d->timer = loop_add_timer(d->loop, 0, d->cfg->daemon.interval_us, on_timer, d);
+	if (d->timer < 0)
+		return log_errno(LOG_ERR, d->timer, "cycle timer"), 1;
+	log_notice("started: %u policies, interval %llu ms%s", d->cfg->nr_policies,
+		   (unsigned long long)(d->cfg->daemon.interval_us / USEC_PER_MSEC),
+		   d->cfg->daemon.dry_run ? ", dry run" : "");
+	notify("READY=1\nSTATUS=running");
+	r = loop_run(d->loop);
+	notify("STOPPING=1");
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "event loop"), 1;
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .file = CFG_DEFAULT_FILE, .dir = CFG_DEFAULT_DIR, .log_level = -1 };
+	struct daemon d = { .o = &o, .timer = -1 };
+	bool systemd = getenv("NOTIFY_SOCKET") || getenv("INVOCATION_ID");
+	int r;
+
+	r = parse_args(argc, argv, &o);
+	if (r >= 0)
+		return r;
+	log_setup(LOG_TARGET_AUTO, LOG_INFO);
+	d.cfg = load(&o, true);
+	if (!d.cfg)
+		return EX_CONFIG;
+	if (o.check) {
+		cfg_print(d.cfg, stdout);
+		cfg_free(d.cfg);
+		return 0;
+	}
+	if (!o.foreground && !systemd) {
+		if (daemon(0, 0) < 0) {
+			perror("pageoutd: daemon");
+			return 1;
+		}
+		log_setup(LOG_TARGET_SYSLOG, d.cfg->daemon.log_level);
+	} else {
+		log_setup(LOG_TARGET_AUTO, d.cfg->daemon.log_level);
+	}
+	r = run(&d);
+	loop_free(d.loop);
+	cfg_free(d.cfg);
+	return r;
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* util: unit parsers and file helpers shared by every module. */
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "pageoutd/util.h"
+
+int parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/*
+ * Parse "<digits>[.<digits>]" into an integer scaled by 10^decimals; the rest of the string
+ * is returned in *rest. Returns 0, -EINVAL or -ERANGE.
+ */
+static int parse_fixed(const char *s, unsigned decimals, uint64_t *ret, const char **rest)
+{
+	uint64_t v = 0;
+	unsigned d = 0;
+	bool digits = false;
+
+	for (; isdigit((unsigned char)*s); s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+		digits = true;
+	}
+	if (*s == '.') {
+		s++;
+		for (; isdigit((unsigned char)*s); s++, d++) {
+			if (d >= decimals)
+				return -EINVAL; /* more precision than we keep */
+			v = v * 10 + (uint64_t)(*s - '0');
+			digits = true;
+		}
+	}
+	if (!digits)
+		return -EINVAL;
+	for (; d < decimals; d++) {
+		if (v > UINT64_MAX / 10)
+			return -ERANGE;
+		v *= 10;
+	}
+	*ret = v;
+	*rest = s;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *ret)
+{
+	static const char units[] = "KMGTP";
+	const char *rest, *u;
+	uint64_t v, mult = 1;
+	int r;
+
+	r = parse_fixed(s, 0, &v, &rest);
+	if (r < 0)
+		return r;
+	if (*rest) {
+		u = strchr(units, toupper((unsigned char)*rest));
+		if (!u)
+			return -EINVAL;
+		for (const char *p = units; p <= u; p++)
+			mult <<= 10;
+		rest++;
+		if (!strcasecmp(rest, "iB") || !strcasecmp(rest, "B"))
+			rest += strlen(rest);
+	} else if (!strcasecmp(rest, "B")) {
+		rest++;
+	}
+	if (*rest)
+		return -EINVAL;
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	*ret = v * mult;
+	return 0;
+}
+
+int parse_duration(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *name;
+		uint64_t usec;
+	} units[] = {
+		{ "us", 1 },
+		{ "ms", USEC_PER_MSEC },
+		{ "s", USEC_PER_SEC },
+		{ "m", 60 * USEC_PER_SEC },
+		{ "min", 60 * USEC_PER_SEC },
+		{ "h", 3600 * USEC_PER_SEC },
+	};
+	const char *rest;
+	uint64_t v;
+	int r;
+
+	r = parse_fixed(s, 0, &v, &rest);
+	if (r < 0)
+		return r;
+	if (!*rest) {
+		if (v != 0)
+			return -EINVAL; /* a unit is required */
+		*ret = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(rest, units[i].name))
+			continue;
+		if (v > UINT64_MAX / units[i].usec)
+			return -ERANGE;
+		*ret = v * units[i].usec;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int parse_rate(const char *s, uint32_t *ret)
+{
+	const char *rest;
+	uint64_t v;
+	int r;
+
+	/* 4 decimals of a percent = parts per million */
+	r = parse_fixed(s, 4, &v, &rest);
+	if (r < 0)
+		return r;
+	if (strcmp(rest, "%"))
+		return -EINVAL;
+	if (v > PPM_ONE)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*ret = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *fmt_size(char *buf, size_t len, uint64_t bytes)
+{
+	static const char units[] = "KMGTP";
+	int i = -1;
+
+	while (bytes && !(bytes & 1023) && i < 4) {
+		bytes >>= 10;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%" PRIu64, bytes);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", bytes, units[i]);
+	return buf;
+}
+
+const char *fmt_duration(char *buf, size_t len, uint64_t usec)
+{
+	if (usec == 0)
+		snprintf(buf, len, "0");
+	else if (usec % (3600 * USEC_PER_SEC) == 0)
+		snprintf(buf, len, "%" PRIu64 "h", usec / (3600 * USEC_PER_SEC));
+	else if (usec % (60 * USEC_PER_SEC) == 0)
+		snprintf(buf, len, "%" PRIu64 "m", usec / (60 * USEC_PER_SEC));
+	else if (usec % USEC_PER_SEC == 0)
+		snprintf(buf, len, "%" PRIu64 "s", usec / USEC_PER_SEC);
+	else if (usec % USEC_PER_MSEC == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", usec / USEC_PER_MSEC);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", usec);
+	return buf;
+}
+
+const char *fmt_rate(char *buf, size_t len, uint32_t ppm)
+{
+	unsigned whole = ppm / 10000, frac = ppm % 10000;
+	int n;
+
+	if (!frac) {
+		snprintf(buf, len, "%u%%", whole);
+		return buf;
+	}
+	n = snprintf(buf, len, "%u.%04u", whole, frac);
+	while (n > 0 && (size_t)n < len && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if ((size_t)n + 1 < len) {
+		buf[n] = '%';
+		buf[n + 1] = '\0';
+	}
+	return buf;
+}
+
+int str_copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+char *str_strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+bool str_has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = 0;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+int read_u64_at(int dirfd, const char *path, uint64_t *ret)
+{
+	char buf[64];
+	ssize_t n = read_file_at(dirfd, path, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return parse_u64(str_strip(buf), ret);
+}
+
+int write_file_at(int dirfd, const char *path, const char *s)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(s);
+	ssize_t n;
+
+	fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, s, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+int write_u64_at(int dirfd, const char *path, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return write_file_at(dirfd, path, buf);
+}
+
+bool path_is_beneath(const char *path)
+{
+	const char *p = path;
+
+	if (*path == '/')
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return false;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return true;
+}
+
+uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}

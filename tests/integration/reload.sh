@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# SIGHUP reload: a bad new configuration is logged and the old one stays in force.
+. "$top_srcdir/tests/lib/common.sh"
+mktmp
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; }
+mkdir -p "$T/d" "$T/run" "$T/damon"
+cat > "$T/main.conf" <<EOC
+[daemon]
+interval = 200ms
+socket = $T/run/sock
+state_dir = $T/run
+[damon]
+sysfs_root = $T/damon
+EOC
+printf '[policy]\ncgroup = /pageoutd-reload-test\n' > "$T/d/one.conf"
+"$PAGEOUTD" --foreground --log-level debug -c "$T/main.conf" -d "$T/d" 2> "$T/log" &
+pid=$!
+wait_for "$T/log" "started: 1 policies"; ok $? "daemon started with one policy"
+printf '[policy]\ncgroup = relative\n' > "$T/d/two.conf"
+kill -HUP $pid
+wait_for "$T/log" "reload failed: keeping the current configuration (1 policies)"; ok $? "bad reload keeps the old configuration"
+grep -q "two.conf:2: cgroup: invalid value 'relative'" "$T/log"; ok $? "the error names file:line: key"
+kill -0 $pid; ok $? "daemon still running after a bad reload"
+wait_for "$T/log" "policy one: 0 cgroups match" 5; ok $? "old policy still evaluated"
+printf '[policy]\ncgroup = /pageoutd-reload-test2\n' > "$T/d/two.conf"
+kill -HUP $pid
+wait_for "$T/log" "reloaded configuration: 2 policies"; ok $? "good reload applies"
+wait_for "$T/log" "policy two: 0 cgroups match" 5; ok $? "new policy evaluated"
+kill -TERM $pid; wait $pid; rc=$?; pid=
+ok $rc "SIGTERM exits 0"
+grep -q "received Terminated, exiting" "$T/log"; ok $? "exit logged"
+tap_end

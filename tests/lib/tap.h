@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tap: a minimal TAP producer for automake's tap-driver [chrony test.h, kselftest]. */
+#ifndef PAGEOUTD_TAP_H
+#define PAGEOUTD_TAP_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+static inline void tap_plan(int n)
+{
+	printf("1..%d\n", n);
+}
+
+static inline void tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+}
+
+__attribute__((format(printf, 4, 5))) static inline int tap_ok(int cond, const char *file, int line,
+							       const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond) {
+		printf("# failed at %s:%d\n", file, line);
+		tap_failed++;
+	}
+	fflush(stdout);
+	return cond;
+}
+
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+#define is_int(got, want, ...)                                                                     \
+	do {                                                                                       \
+		long long _g = (long long)(got), _w = (long long)(want);                           \
+		if (!ok(_g == _w, __VA_ARGS__))                                                    \
+			printf("#   got %lld, want %lld\n", _g, _w);                               \
+	} while (0)
+#define is_u64(got, want, ...)                                                                     \
+	do {                                                                                       \
+		uint64_t _g = (got), _w = (want);                                                  \
+		if (!ok(_g == _w, __VA_ARGS__))                                                    \
+			printf("#   got %" PRIu64 ", want %" PRIu64 "\n", _g, _w);                 \
+	} while (0)
+#define is_str(got, want, ...)                                                                     \
+	do {                                                                                       \
+		const char *_g = (got), *_w = (want);                                              \
+		if (!ok(_g && _w && !strcmp(_g, _w), __VA_ARGS__))                                 \
+			printf("#   got '%s', want '%s'\n", _g ? _g : "(null)",                    \
+			       _w ? _w : "(null)");                                                \
+	} while (0)
+#define has_str(hay, needle, ...)                                                                  \
+	do {                                                                                       \
+		const char *_h = (hay), *_n = (needle);                                            \
+		if (!ok(_h && strstr(_h, _n), __VA_ARGS__))                                        \
+			printf("#   '%s' does not contain '%s'\n", _h ? _h : "(null)", _n);        \
+	} while (0)
+
+static inline void tap_skip_all(const char *why)
+{
+	printf("1..0 # SKIP %s\n", why);
+	exit(0);
+}
+
+static inline int tap_exit(void)
+{
+	tap_done();
+	return tap_failed ? 1 : 0;
+}
+
+#endif

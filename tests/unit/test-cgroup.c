@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cgroup layer against real cgroups that the test creates and removes itself: the v1 memory
+ * hierarchy on a development machine, cgroup v2 in the QEMU guest. Needs root; skips otherwise.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+#include "../lib/tap.h"
+
+static struct cgrp_root root;
+static char base[128];
+
+static void mk(const char *rel)
+{
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "%s%s%s", root.mount, base, rel);
+	if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+		perror(p);
+		exit(99);
+	}
+}
+
+static void rm(const char *rel)
+{
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "%s%s%s", root.mount, base, rel);
+	rmdir(p);
+}
+
+/* A child that joins cgroup rel, then touches `mib` MiB of anonymous memory and waits. */
+static pid_t child_in(const char *rel, size_t mib)
+{
+	int go[2], ready[2];
+	char c = 0, p[PATH_MAX * 2];
+	pid_t pid;
+
+	if (pipe(go) < 0 || pipe(ready) < 0)
+		exit(99);
+	pid = fork();
+	if (pid == 0) {
+		char *m;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		m = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+		if (m == MAP_FAILED)
+			_exit(1);
+		memset(m, 0x5a, mib << 20);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	snprintf(p, sizeof(p), "%s%s%s/cgroup.procs", root.mount, base, rel);
+	{
+		char s[32];
+		int dfd = open("/", O_PATH);
+
+		snprintf(s, sizeof(s), "%d", pid);
+		if (write_file_at(dfd, p + 1, s) < 0) {
+			perror(p);
+			exit(99);
+		}
+		close(dfd);
+	}
+	if (write(go[1], &c, 1) != 1 || read(ready[0], &c, 1) != 1)
+		exit(99);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	return pid;
+}
+
+static void expand(void)
+{
+	struct cgrp_list l = { 0 };
+	char pat[256];
+
+	snprintf(pat, sizeof(pat), "%s/a", base);
+	is_int(cgrp_expand(&root, pat, false, &l), 1, "literal path that exists");
+	snprintf(pat, sizeof(pat), "%s/zz", base);
+	is_int(cgrp_expand(&root, pat, false, &l), 0, "literal path that does not exist");
+	cgrp_list_fini(&l);
+	snprintf(pat, sizeof(pat), "%s/*", base);
+	is_int(cgrp_expand(&root, pat, true, &l), 2, "glob %s matches a and b only", pat);
+	cgrp_list_fini(&l);
+	snprintf(pat, sizeof(pat), "%s/*/*", base);
+	is_int(cgrp_expand(&root, pat, true, &l), 1, "glob */* matches b/c");
+	if (l.nr == 1) {
+		snprintf(pat, sizeof(pat), "%s/b/c", base);
+		is_str(l.paths[0], pat, "the match is b/c");
+	}
+	cgrp_list_fini(&l);
+	snprintf(pat, sizeof(pat), "%s/[ab]", base);
+	is_int(cgrp_expand(&root, pat, true, &l), 2, "bracket glob");
+	cgrp_list_fini(&l);
+	snprintf(pat, sizeof(pat), "/pageoutd-nonexistent-*/x");
+	is_int(cgrp_expand(&root, pat, true, &l), 0, "glob below a missing base: no match");
+	cgrp_list_fini(&l);
+	is_int(cgrp_descendants(&root, base, &l), 4, "base and its 3 descendants");
+	cgrp_list_fini(&l);
+}
+
+static void pids(pid_t pa, pid_t pc)
+{
+	char p[256];
+	pid_t *v = NULL;
+	int n;
+
+	n = cgrp_pids(&root, base, true, &v);
+	is_int(n, 2, "recursive pids of base");
+	ok(n == 2 && ((v[0] == pa && v[1] == pc) || (v[0] == pc && v[1] == pa)),
+	   "they are the two children");
+	free(v);
+	snprintf(p, sizeof(p), "%s/b", base);
+	is_int(cgrp_pids(&root, p, false, &v), 0, "no process directly in b");
+	free(v);
+	n = cgrp_pids(&root, p, true, &v);
+	is_int(n, 1, "one process below b");
+	ok(n == 1 && v[0] == pc, "it is the child in b/c");
+	free(v);
+	snprintf(p, sizeof(p), "%s/gone", base);
+	is_int(cgrp_pids(&root, p, true, &v), -ENOENT, "pids of a missing cgroup: ENOENT");
+}
+
+static void stats(void)
+{
+	struct cgrp_memstat ms;
+	struct cgrp_psi psi;
+	uint64_t cur = 0;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/a", base);
+	is_int(cgrp_memstat(&root, p, &ms), 0, "memory.stat of a");
+	ok(ms.anon >= (7u << 20), "anon of a >= 7 MiB (%llu)", (unsigned long long)ms.anon);
+	ok(ms.refault_anon != CGRP_UNKNOWN, "workingset_refault_anon present");
+	is_int(cgrp_current(&root, p, &cur), 0, "memory usage of a");
+	ok(cur >= (7u << 20), "usage of a >= 7 MiB (%llu)", (unsigned long long)cur);
+	is_int(cgrp_pressure(&root, p, &psi), 0, "memory.pressure of a");
+	if (root.version == 2)
+		ok(psi.known, "v2: PSI known");
+	else
+		ok(!psi.known, "v1: PSI reported as unknown, not zero");
+	snprintf(p, sizeof(p), "%s/gone", base);
+	ok(cgrp_memstat(&root, p, &ms) < 0, "memory.stat of a missing cgroup fails");
+	ok(cgrp_current(&root, p, &cur) < 0, "usage of a missing cgroup fails");
+	if (root.version == 2)
+		is_int(cgrp_frozen(&root, base), 0, "v2: base is not frozen");
+	else
+		is_int(cgrp_frozen(&root, base), -EOPNOTSUPP, "v1: frozen state unsupported");
+}
+
+static void psi_parse(void)
+{
+	static const char txt[] = "some avg10=1.50 avg60=0.20 avg300=0.00 total=12345\n"
+				  "full avg10=0.50 avg60=0.10 avg300=0.00 total=678\n";
+	struct cgrp_psi psi;
+
+	is_int(cgrp_psi_parse(txt, sizeof(txt) - 1, &psi), 0, "parse PSI text");
+	ok(psi.known && psi.some_avg10 > 1.49 && psi.some_avg10 < 1.51, "some avg10 1.50");
+	is_u64(psi.full_total_us, 678, "full total");
+	is_int(cgrp_psi_parse("garbage", 7, &psi), -EINVAL, "garbage PSI refused");
+}
+
+/* Cgroups created and removed underneath while the layer walks: only ENOENT, no crash. */
+static void churn(void)
+{
+	pid_t pid = fork();
+	int bad = 0, walks = 0;
+
+	if (pid == 0) {
+		/* fresh names each round: a removed cgroup never comes back under its name */
+		for (unsigned g = 0;; g++) {
+			char n[32];
+
+			for (int i = 0; i < 20; i++) {
+				snprintf(n, sizeof(n), "/churn%u-%d", g, i);
+				mk(n);
+			}
+			for (int i = 0; i < 20; i++) {
+				snprintf(n, sizeof(n), "/churn%u-%d", g, i);
+				rm(n);
+			}
+		}
+	}
+	for (int i = 0; i < 300; i++) {
+		struct cgrp_list l = { 0 };
+		pid_t *v = NULL;
+		int r = cgrp_descendants(&root, base, &l), k;
+
+		if (r < 4 && bad++ < 3)
+			printf("# walk returned %d\n", r);
+		for (size_t j = 0; j < l.nr; j++) {
+			struct cgrp_memstat ms;
+
+			k = cgrp_memstat(&root, l.paths[j], &ms);
+			if (k < 0 && k != -ENOENT && bad++ < 6)
+				printf("# memstat %s: %d\n", l.paths[j], k);
+		}
+		k = cgrp_pids(&root, base, true, &v);
+		if (k != 2 && bad++ < 9)
+			printf("# pids: %d\n", k);
+		free(v);
+		cgrp_list_fini(&l);
+		walks++;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	{
+		struct cgrp_list l = { 0 };
+
+		cgrp_descendants(&root, base, &l);
+		for (size_t j = 0; j < l.nr; j++)
+			if (strstr(l.paths[j], "/churn")) {
+				char p[PATH_MAX * 2];
+
+				snprintf(p, sizeof(p), "%s%s", root.mount, l.paths[j]);
+				rmdir(p);
+			}
+		cgrp_list_fini(&l);
+	}
+	is_int(bad, 0, "%d walks while 20 cgroups come and go: no failure but ENOENT", walks);
+}
+
+int main(void)
+{
+	pid_t pa, pc;
+	int r;
+
+	if (geteuid() != 0)
+		tap_skip_all("needs root to create cgroups");
+	log_setup(LOG_TARGET_STDERR, LOG_ERR);
+	r = cgrp_init(&root);
+	if (r == -ENODEV)
+		tap_skip_all("no memory cgroup hierarchy mounted");
+	is_int(r, 0, "cgrp_init");
+	printf("# memory hierarchy at %s, cgroup v%d\n", root.mount, root.version);
+	psi_parse();
+	snprintf(base, sizeof(base), "/pageoutd-test-%d", (int)getpid());
+	mk("");
+	mk("/a");
+	mk("/b");
+	mk("/b/c");
+	pa = child_in("/a", 8);
+	pc = child_in("/b/c", 4);
+	expand();
+	pids(pa, pc);
+	stats();
+	churn();
+	kill(pa, SIGKILL);
+	kill(pc, SIGKILL);
+	waitpid(pa, NULL, 0);
+	waitpid(pc, NULL, 0);
+	rm("/b/c");
+	rm("/b");
+	rm("/a");
+	rm("");
+	return tap_exit();
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Man pages lint clean and pageoutd.conf(5) documents every key of the key tables.
+. "$top_srcdir/tests/lib/common.sh"
+command -v mandoc >/dev/null || skip_all "mandoc not installed"
+for m in "$top_srcdir"/man/*.[0-9]; do
+	out=$(mandoc -Tlint -Wwarning "$m" 2>&1); ok $? "mandoc -Tlint $(basename "$m")"
+	[ -n "$out" ] && diag "$out"
+done
+conf5="$top_srcdir/man/pageoutd.conf.5"
+keys=$(sed -n 's/^\t{ "\([a-z_]*\)", K_.*/\1/p' "$top_srcdir/src/config.c")
+[ -n "$keys" ]; ok $? "key tables found in config.c"
+for k in $keys; do
+	grep -Eq "^\.BR? (.*[ \"])?$k([ \"]|\$)" "$conf5"; ok $? "pageoutd.conf(5) documents $k"
+done
+for k in $keys; do
+	grep -q "^#\?$k = \|^$k = " "$top_srcdir"/conf/pageoutd.conf "$top_srcdir"/conf/conf.d/*.conf "$top_srcdir"/conf/android/*.conf
+	ok $? "an example in conf/ shows $k"
+done
+tap_end

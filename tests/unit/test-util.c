@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit parsers and formatters. */
+#include <config.h>
+
+#include <errno.h>
+
+#include "pageoutd/util.h"
+#include "../lib/tap.h"
+
+static void sizes(void)
+{
+	uint64_t v = 0;
+
+	is_int(parse_size("4096", &v), 0, "size 4096");
+	is_u64(v, 4096, "size 4096 value");
+	is_int(parse_size("64K", &v), 0, "size 64K");
+	is_u64(v, 65536, "size 64K value");
+	is_int(parse_size("256M", &v), 0, "size 256M");
+	is_u64(v, 256ull << 20, "size 256M value");
+	is_int(parse_size("2g", &v), 0, "size 2g");
+	is_u64(v, 2ull << 30, "size 2g value");
+	is_int(parse_size("1TiB", &v), 0, "size 1TiB");
+	is_u64(v, 1ull << 40, "size 1TiB value");
+	is_int(parse_size("12X", &v), -EINVAL, "size bad suffix");
+	is_int(parse_size("", &v), -EINVAL, "size empty");
+	is_int(parse_size("-1", &v), -EINVAL, "size negative");
+	is_int(parse_size("1.5M", &v), -EINVAL, "size fraction");
+	is_int(parse_size("99999999999999999999", &v), -ERANGE, "size overflow");
+	is_int(parse_size("16777216T", &v), -ERANGE, "size overflow by suffix");
+}
+
+static void durations(void)
+{
+	uint64_t v = 0;
+
+	is_int(parse_duration("30s", &v), 0, "duration 30s");
+	is_u64(v, 30000000, "30s in us");
+	is_int(parse_duration("5ms", &v), 0, "duration 5ms");
+	is_u64(v, 5000, "5ms in us");
+	is_int(parse_duration("250us", &v), 0, "duration 250us");
+	is_u64(v, 250, "250us");
+	is_int(parse_duration("2m", &v), 0, "duration 2m");
+	is_u64(v, 120000000, "2m in us");
+	is_int(parse_duration("1h", &v), 0, "duration 1h");
+	is_u64(v, 3600000000ull, "1h in us");
+	is_int(parse_duration("0", &v), 0, "duration 0 without unit");
+	is_int(parse_duration("30", &v), -EINVAL, "duration needs a unit");
+	is_int(parse_duration("30d", &v), -EINVAL, "duration unknown unit");
+	is_int(parse_duration("s", &v), -EINVAL, "duration no number");
+}
+
+static void rates(void)
+{
+	uint32_t v = 1;
+
+	is_int(parse_rate("0%", &v), 0, "rate 0%%");
+	is_int(v, 0, "0%% value");
+	is_int(parse_rate("10%", &v), 0, "rate 10%%");
+	is_int(v, 100000, "10%% in ppm");
+	is_int(parse_rate("0.2%", &v), 0, "rate 0.2%%");
+	is_int(v, 2000, "0.2%% in ppm");
+	is_int(parse_rate("100%", &v), 0, "rate 100%%");
+	is_int(parse_rate("100.0001%", &v), -ERANGE, "rate above 100%%");
+	is_int(parse_rate("5", &v), -EINVAL, "rate needs %%");
+	is_int(parse_rate("0.00001%", &v), -EINVAL, "rate too precise");
+}
+
+static void formats(void)
+{
+	char b[32];
+	bool t;
+	uint64_t u;
+
+	is_str(fmt_size(b, sizeof(b), 256ull << 20), "256M", "fmt 256M");
+	is_str(fmt_size(b, sizeof(b), 1000), "1000", "fmt 1000");
+	is_str(fmt_duration(b, sizeof(b), 30000000), "30s", "fmt 30s");
+	is_str(fmt_duration(b, sizeof(b), 1500), "1500us", "fmt 1500us");
+	is_str(fmt_duration(b, sizeof(b), 120000000), "2m", "fmt 2m");
+	is_str(fmt_rate(b, sizeof(b), 2000), "0.2%", "fmt 0.2%%");
+	is_str(fmt_rate(b, sizeof(b), 100000), "10%", "fmt 10%%");
+	is_int(parse_bool("yes", &t), 0, "bool yes");
+	ok(t, "yes is true");
+	is_int(parse_bool("off", &t), 0, "bool off");
+	ok(!t, "off is false");
+	is_int(parse_bool("maybe", &t), -EINVAL, "bool maybe");
+	is_int(parse_u64("0x10", &u), 0, "u64 hex");
+	is_u64(u, 16, "u64 hex value");
+	ok(path_is_beneath("kdamonds/0/state"), "relative path is beneath");
+	ok(!path_is_beneath("../etc/passwd"), ".. is not beneath");
+	ok(!path_is_beneath("a/../../b"), "inner .. is not beneath");
+	ok(!path_is_beneath("/abs"), "absolute is not beneath");
+}
+
+int main(void)
+{
+	sizes();
+	durations();
+	rates();
+	formats();
+	return tap_exit();
+}
