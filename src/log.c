@@ -23,6 +23,12 @@ enum backend { BACKEND_STDERR, BACKEND_PREFIXED, BACKEND_JOURNAL, BACKEND_SYSLOG
 static enum backend backend = BACKEND_STDERR;
 static int max_level = LOG_INFO;
 static bool colour;
+static void (*capture)(int prio, const char *msg);
+
+void log_set_capture(void (*fn)(int prio, const char *msg))
+{
+	capture = fn;
+}
 
 static const char *const level_names[] = {
 	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",	  [LOG_CRIT] = "crit",
@@ -86,9 +92,13 @@ static void log_vmsg(int prio, const char *fmt, va_list ap)
 {
 	char buf[2048];
 
-	if (prio > max_level)
+	if (prio > max_level && !capture)
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (capture)
+		capture(prio, buf);
+	if (prio > max_level)
+		return;
 	switch (backend) {
 	case BACKEND_JOURNAL:
 #ifdef HAVE_SYSTEMD

@@ -19,6 +19,8 @@ enum log_target {
 /* log_setup: pick the backend and the maximum priority logged (LOG_ERR..LOG_DEBUG). */
 void log_setup(enum log_target target, int max_prio);
 void log_set_level(int max_prio);
+/* log_set_capture: also hand every logged message to fn (tests); NULL to stop. */
+void log_set_capture(void (*fn)(int prio, const char *msg));
 int log_get_level(void);
 /* log_level_parse: "err", "warning", "notice", "info", "debug" -> LOG_*; -EINVAL otherwise. */
 int log_level_parse(const char *s);

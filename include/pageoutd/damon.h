@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * damon: the DAMON sysfs admin tree. A configurable root, feature detection from what the tree
+ * shows, kdamond ownership (never touch a kdamond pageoutd does not own; record what it owns in
+ * state_dir), contexts/targets/schemes written in one place, start/commit/stop, snapshots of
+ * tried regions attributed to their target by one scheme per target with a target filter, and
+ * scheme stats. All paths are relative to the root dirfd; all I/O goes through struct damon_io
+ * so that tests can emulate the kernel and inject faults.
+ */
+#ifndef PAGEOUTD_DAMON_H
+#define PAGEOUTD_DAMON_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define DAMON_MAX_KDAMONDS 2 /* pageoutd owns one vaddr and one paddr kdamond */
+#define DAMON_SLOT_VADDR 0
+#define DAMON_SLOT_PADDR 1
+#define DAMON_MAX_FILTERS 4
+#define DAMON_U32_MAX 4294967295u
+
+/* The I/O seam: paths are relative to dirfd (the admin root). Return -errno on failure. */
+struct damon_io {
+	ssize_t (*read)(void *ctx, int dirfd, const char *path, char *buf, size_t len);
+	int (*write)(void *ctx, int dirfd, const char *path, const char *val);
+	void *ctx;
+};
+
+struct damon_features {
+	bool ops_vaddr, ops_paddr, ops_fvaddr;
+	bool filters_legacy;	   /* schemes/N/filters (6.3) */
+	bool filter_target;	   /* damon_target_idx (6.6) */
+	bool core_filters;	   /* core_filters/ and ops_filters/ (6.15) */
+	bool filter_allow;	   /* allow (6.14) */
+	bool quota_goals;	   /* quotas/goals (6.8) */
+	bool goal_metric;	   /* goals/N/target_metric (6.9) */
+	bool effective_bytes;	   /* quotas/effective_bytes (6.9) */
+	bool apply_interval;	   /* apply_interval_us (6.7) */
+	bool tried_total_bytes;	   /* tried_regions/total_bytes (6.6) */
+	bool sz_ops_filter_passed; /* stats/sz_ops_filter_passed (6.14) */
+	bool intervals_goal;	   /* monitoring_attrs/intervals/intervals_goal (6.15) */
+	bool obsolete_target;	   /* targets/N/obsolete_target (6.19) */
+	bool refresh_ms;	   /* kdamonds/N/refresh_ms (6.17) */
+	bool detected;
+};
+
+enum damon_filter_type {
+	DAMON_FILTER_TARGET,
+	DAMON_FILTER_MEMCG,
+	DAMON_FILTER_ANON,
+	DAMON_FILTER_ADDR
+};
+
+struct damon_filter {
+	enum damon_filter_type type;
+	bool matching;
+	bool allow; /* 6.14+; before that every filter excludes */
+	unsigned target_idx;
+	char memcg_path[PATH_MAX];
+	uint64_t addr_start, addr_end;
+};
+
+struct damon_access_pattern {
+	uint64_t sz_min, sz_max;
+	uint32_t nr_accesses_min, nr_accesses_max; /* samples per aggregation interval */
+	uint32_t age_min, age_max;		   /* aggregation intervals */
+};
+
+struct damon_goal {
+	char metric[32]; /* user_input, some_mem_psi_us, ... */
+	uint64_t target_value, current_value;
+};
+
+struct damon_scheme {
+	char action[16];
+	struct damon_access_pattern pattern;
+	uint64_t apply_interval_us;
+	uint64_t quota_ms, quota_bytes, quota_reset_ms;
+	unsigned weight_sz, weight_nr_accesses, weight_age; /* permil */
+	unsigned nr_goals;
+	struct damon_goal goals[2];
+	bool wmark_free_mem_rate; /* else metric none */
+	uint64_t wmark_interval_us, wmark_high, wmark_mid, wmark_low;
+	unsigned nr_filters;
+	struct damon_filter filters[DAMON_MAX_FILTERS];
+};
+
+struct damon_range {
+	uint64_t start, end;
+};
+
+struct damon_target {
+	pid_t pid;	     /* vaddr; ignored by paddr */
+	unsigned nr_regions; /* explicit monitoring regions (paddr needs one) */
+	struct damon_range regions[2];
+};
+
+struct damon_ctx {
+	char ops[8]; /* vaddr, paddr, fvaddr */
+	uint64_t sample_us, aggr_us, update_us;
+	uint64_t min_regions, max_regions;
+	unsigned nr_targets;
+	const struct damon_target *targets;
+	unsigned nr_schemes;
+	const struct damon_scheme *schemes;
+};
+
+struct damon_region {
+	uint64_t start, end;
+	uint32_t nr_accesses;
+	uint32_t age;
+	uint64_t sz_filter_passed; /* UINT64_MAX when the kernel has no such file */
+};
+
+/* Regions tried by one scheme (= one target, with pageoutd's one-scheme-per-target layout). */
+struct damon_scheme_regions {
+	unsigned nr;
+	struct damon_region *regions;
+	uint64_t total_bytes;
+};
+
+struct damon_snapshot {
+	unsigned nr_schemes;
+	struct damon_scheme_regions *schemes;
+	uint64_t taken_us;	/* CLOCK_MONOTONIC when the kernel finished */
+	uint64_t cost_us;	/* wall time of update + read */
+	unsigned long syscalls; /* file operations spent reading it */
+};
+
+struct damon_stats {
+	uint64_t nr_tried, sz_tried, nr_applied, sz_applied, qt_exceeds;
+	uint64_t sz_ops_filter_passed; /* UINT64_MAX when absent */
+	uint64_t effective_bytes;      /* UINT64_MAX when absent */
+};
+
+struct damon_kdamond_info {
+	unsigned idx;
+	bool running;
+	pid_t pid;
+	char ops[16];
+};
+
+struct damon {
+	int rootfd;
+	char root[PATH_MAX];
+	char state_file[PATH_MAX];
+	char module_dir[PATH_MAX];
+	struct damon_io io;
+	unsigned nr_kdamonds; /* in the tree, once owned */
+	bool owned;
+	int kpid[DAMON_MAX_KDAMONDS];
+	struct damon_features feat;
+	unsigned long nr_io; /* file operations, for the cost figures */
+};
+
+/* The default I/O: openat/read/write with short-write detection and EBUSY retry. */
+extern const struct damon_io damon_sysfs_io;
+
+/*
+ * damon_open: open root (the admin directory) and remember state_dir for the ownership record.
+ * io may be NULL (sysfs). Returns 0, -ENODEV when the root has no kdamonds/nr_kdamonds (kernel
+ * without CONFIG_DAMON_SYSFS), or -errno. Logs the reason.
+ */
+int damon_open(struct damon *d, const char *root, const char *state_dir, const struct damon_io *io);
+void damon_close(struct damon *d);
+
+/*
+ * damon_acquire: take ownership of DAMON_MAX_KDAMONDS kdamonds. With nr_kdamonds 0, creates
+ * them; with kdamonds that the state file says pageoutd owns (a crash or kill -9), reuses them
+ * after turning them off; with any other kdamond present refuses with -EBUSY and one error line
+ * per foreign kdamond naming index, state, pid and operations, and what to do. Never writes
+ * nr_kdamonds while a foreign kdamond exists. Detects features. Returns 0 or -errno.
+ */
+int damon_acquire(struct damon *d);
+/* damon_release: turn off every owned kdamond and remove the state file. */
+int damon_release(struct damon *d);
+
+/* damon_list: every kdamond in the tree (for errors and status). Returns the count or -errno. */
+int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max);
+
+/*
+ * damon_write_ctx: write the whole context of owned kdamond `slot` (operations, intervals,
+ * region limits, targets, schemes with pattern, quotas, goals, watermarks, filters). Nothing
+ * reaches a running kdamond until damon_commit(). Returns 0, -EOPNOTSUPP for a feature this
+ * kernel lacks (logged, naming it), or -errno.
+ */
+int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *c);
+/*
+ * damon_start: state=on. -EBUSY when DAMON is held exclusively: the error names the kernel
+ * module that holds it (damon_stat, damon_reclaim, damon_lru_sort) and how to release it.
+ */
+int damon_start(struct damon *d, unsigned slot);
+/* damon_commit: apply the written context online (state=commit). -EINVAL when not running. */
+int damon_commit(struct damon *d, unsigned slot);
+int damon_stop(struct damon *d, unsigned slot);
+/* damon_running: 1 running, 0 off (someone turned it off, or every target exited), -errno. */
+int damon_running(struct damon *d, unsigned slot);
+
+/*
+ * damon_snapshot: update_schemes_tried_regions (blocks one apply interval), then read every
+ * scheme's tried_regions. Region i of scheme k belongs to target k when the context was written
+ * with one scheme per target and a target filter. Returns 0 or -errno (-EINVAL: not running,
+ * -ECANCELED: watermarks inactive). Free with damon_snapshot_fini().
+ */
+int damon_snapshot(struct damon *d, unsigned slot, struct damon_snapshot *ret);
+void damon_snapshot_fini(struct damon_snapshot *s);
+/* damon_stats: update_schemes_stats (+ effective quotas) and read scheme `scheme`'s stats. */
+int damon_update_stats(struct damon *d, unsigned slot);
+int damon_read_stats(struct damon *d, unsigned slot, unsigned scheme, struct damon_stats *ret);
+
+/* damon_parse_region: parse the four/five files' contents of one region. Fuzzable. */
+int damon_parse_u64(const char *buf, size_t len, uint64_t *ret);
+
+/* damon_pattern_all: a pattern that matches every region. */
+void damon_pattern_all(struct damon_access_pattern *p);
+
+#endif

@@ -1,0 +1,974 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * damon: DAMON sysfs (mm/damon/sysfs.c, sysfs-schemes.c). Kernel facts used here, checked
+ * against 6.12 and 7.2 guests:
+ * - writing nr_kdamonds fails with EBUSY while any kdamond runs and recreates every
+ *   kdamonds/N directory, so it is written only when no foreign kdamond exists;
+ * - nr_* writes rebuild that child array with defaults: a context is always written whole;
+ * - a fresh scheme's access pattern is min=max=0 (matches nothing): every bound is written;
+ * - tried regions carry no target index: pageoutd writes one scheme per target with a target
+ *   filter (damon_target_idx, 6.6+; in core_filters/ on 6.15+), so scheme k lists target k;
+ * - update_schemes_tried_regions / update_schemes_stats need a running kdamond (EINVAL);
+ * - DAMON_STAT (7.x default on Debian), DAMON_RECLAIM and DAMON_LRU_SORT hold DAMON
+ *   exclusively: state=on then fails with EBUSY although nr_kdamonds reads 0.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pageoutd/damon.h"
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+
+/* --- I/O --- */
+
+static ssize_t sys_read(void *ctx, int dirfd, const char *path, char *buf, size_t len)
+{
+	(void)ctx;
+	return read_file_at(dirfd, path, buf, len);
+}
+
+static int sys_write(void *ctx, int dirfd, const char *path, const char *val)
+{
+	static const long backoff_ms[] = { 2, 10, 50, 200 };
+	int r;
+
+	(void)ctx;
+	/* every DAMON sysfs user shares one mutex taken with trylock: EBUSY is often transient */
+	for (size_t i = 0;; i++) {
+		r = write_file_at(dirfd, path, val);
+		if (r != -EBUSY || i == ARRAY_SIZE(backoff_ms))
+			return r;
+		nanosleep(&(struct timespec){ .tv_nsec = backoff_ms[i] * 1000000L }, NULL);
+	}
+}
+
+const struct damon_io damon_sysfs_io = { .read = sys_read, .write = sys_write };
+
+__attribute__((format(printf, 3, 4))) static const char *mkpath(char *buf, size_t len,
+								const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+static int wr(struct damon *d, const char *path, const char *val)
+{
+	int r;
+
+	if (!path_is_beneath(path))
+		return -EPERM;
+	d->nr_io++;
+	r = d->io.write(d->io.ctx, d->rootfd, path, val);
+	if (r < 0)
+		log_debug("damon: write %s = %s: %s", path, val, strerror(-r));
+	return r;
+}
+
+static int wr_u64(struct damon *d, const char *path, uint64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%" PRIu64, v);
+	return wr(d, path, b);
+}
+
+static ssize_t rd(struct damon *d, const char *path, char *buf, size_t len)
+{
+	if (!path_is_beneath(path))
+		return -EPERM;
+	d->nr_io++;
+	return d->io.read(d->io.ctx, d->rootfd, path, buf, len);
+}
+
+int damon_parse_u64(const char *buf, size_t len, uint64_t *ret)
+{
+	char tmp[32];
+
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	if (!len || len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	if (tmp[0] == '-') /* pid reads -1 when off */
+		return !strcmp(tmp, "-1") ? (*ret = UINT64_MAX, 0) : -EINVAL;
+	return parse_u64(tmp, ret);
+}
+
+static int rd_u64(struct damon *d, const char *path, uint64_t *ret)
+{
+	char b[32];
+	ssize_t n = rd(d, path, b, sizeof(b));
+
+	if (n < 0)
+		return (int)n;
+	return damon_parse_u64(b, (size_t)n, ret);
+}
+
+static int rd_str(struct damon *d, const char *path, char *buf, size_t len)
+{
+	ssize_t n = rd(d, path, buf, len);
+
+	if (n < 0)
+		return (int)n;
+	str_strip(buf);
+	memmove(buf, str_strip(buf), strlen(str_strip(buf)) + 1);
+	return 0;
+}
+
+static bool exists(struct damon *d, const char *path)
+{
+	struct stat st;
+
+	d->nr_io++;
+	return fstatat(d->rootfd, path, &st, 0) == 0;
+}
+
+/* --- open, ownership --- */
+
+int damon_open(struct damon *d, const char *root, const char *state_dir, const struct damon_io *io)
+{
+	const char *suffix = "/kernel/mm/damon/admin";
+	size_t n;
+
+	memset(d, 0, sizeof(*d));
+	d->rootfd = -1;
+	d->io = io ? *io : damon_sysfs_io;
+	for (unsigned i = 0; i < DAMON_MAX_KDAMONDS; i++)
+		d->kpid[i] = -1;
+	str_copy(d->root, sizeof(d->root), root);
+	snprintf(d->state_file, sizeof(d->state_file), "%s/damon.state", state_dir);
+	/* the module parameters live beside the tree: <sys>/kernel/mm/damon/admin -> <sys>/module */
+	n = strlen(root);
+	if (n > strlen(suffix) && !strcmp(root + n - strlen(suffix), suffix))
+		snprintf(d->module_dir, sizeof(d->module_dir), "%.*s/module",
+			 (int)(n - strlen(suffix)), root);
+	d->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d->rootfd < 0) {
+		int r = -errno;
+
+		log_err("DAMON sysfs not found at %s: %s (the kernel needs CONFIG_DAMON_SYSFS, "
+			"5.18+)",
+			root, strerror(-r));
+		return r == -ENOENT ? -ENODEV : r;
+	}
+	if (!exists(d, "kdamonds/nr_kdamonds")) {
+		log_err("%s has no kdamonds/nr_kdamonds: not a DAMON sysfs admin directory", root);
+		close(d->rootfd);
+		d->rootfd = -1;
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void damon_close(struct damon *d)
+{
+	if (d->rootfd >= 0)
+		close(d->rootfd);
+	d->rootfd = -1;
+}
+
+int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max)
+{
+	char p[128], st[16];
+	uint64_t n, v;
+	int r;
+
+	r = rd_u64(d, "kdamonds/nr_kdamonds", &n);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n && i < max; i++) {
+		struct damon_kdamond_info *k = &ret[i];
+
+		memset(k, 0, sizeof(*k));
+		k->idx = i;
+		k->pid = -1;
+		if (rd_str(d, mkpath(p, sizeof(p), "kdamonds/%u/state", i), st, sizeof(st)) == 0)
+			k->running = !strcmp(st, "on");
+		if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/pid", i), &v) == 0 &&
+		    v != UINT64_MAX)
+			k->pid = (pid_t)v;
+		if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/nr_contexts", i), &v) ==
+			    0 &&
+		    v > 0)
+			rd_str(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/0/operations", i),
+			       k->ops, sizeof(k->ops));
+		if (!k->ops[0])
+			str_copy(k->ops, sizeof(k->ops), "none");
+	}
+	return (int)(n < max ? n : max);
+}
+
+/* The state file: "pageoutd_pid=P\nnr_kdamonds=N\nkdamond=I kpid=K\n..." */
+struct owned_record {
+	bool valid;
+	pid_t daemon_pid;
+	unsigned nr_kdamonds;
+	int kpid[DAMON_MAX_KDAMONDS];
+};
+
+static void read_record(struct damon *d, struct owned_record *rec)
+{
+	char buf[512], *line, *save;
+	ssize_t n = read_file_at(AT_FDCWD, d->state_file, buf, sizeof(buf));
+
+	memset(rec, 0, sizeof(*rec));
+	for (unsigned i = 0; i < DAMON_MAX_KDAMONDS; i++)
+		rec->kpid[i] = -1;
+	if (n <= 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned idx;
+		int pid;
+
+		if (sscanf(line, "pageoutd_pid=%d", &pid) == 1)
+			rec->daemon_pid = pid;
+		else if (sscanf(line, "nr_kdamonds=%u", &rec->nr_kdamonds) == 1)
+			rec->valid = true;
+		else if (sscanf(line, "kdamond=%u kpid=%d", &idx, &pid) == 2 &&
+			 idx < DAMON_MAX_KDAMONDS)
+			rec->kpid[idx] = pid;
+	}
+}
+
+static int write_record(struct damon *d)
+{
+	char buf[512], tmp[PATH_MAX + 8];
+	int len, fd, r = 0;
+
+	len = snprintf(buf, sizeof(buf),
+		       "# kdamonds owned by pageoutd; read at start to recover them\n"
+		       "pageoutd_pid=%d\nnr_kdamonds=%u\n",
+		       (int)getpid(), d->nr_kdamonds);
+	for (unsigned i = 0; i < DAMON_MAX_KDAMONDS; i++)
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len, "kdamond=%u kpid=%d\n", i,
+				d->kpid[i]);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->state_file);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return log_errno(LOG_ERR, -errno, "state file %s", tmp);
+	if (write(fd, buf, (size_t)len) != len || fsync(fd) < 0)
+		r = -EIO;
+	close(fd);
+	if (r == 0 && rename(tmp, d->state_file) < 0)
+		r = -errno;
+	if (r < 0)
+		log_errno(LOG_ERR, r, "state file %s", d->state_file);
+	return r;
+}
+
+static bool pid_is_other_pageoutd(pid_t pid)
+{
+	char p[64], comm[32] = "";
+	ssize_t n;
+
+	if (pid <= 0 || pid == getpid() || kill(pid, 0) < 0)
+		return false;
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	n = read_file_at(AT_FDCWD, p, comm, sizeof(comm));
+	return n > 0 && !strcmp(str_strip(comm), "pageoutd");
+}
+
+static void explain_foreign(struct damon *d, const struct damon_kdamond_info *k, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		log_err("kdamond %u under %s is not pageoutd's (state %s, pid %d, operations %s): "
+			"pageoutd does not turn off, rewrite or renumber it",
+			k[i].idx, d->root, k[i].running ? "on" : "off", (int)k[i].pid, k[i].ops);
+	log_err("adding a kdamond means rewriting nr_kdamonds, which the kernel refuses while any "
+		"kdamond runs and which wipes idle ones: stop the tool that owns %s (damo stop, "
+		"its "
+		"service), or write 0 to %s/kdamonds/nr_kdamonds if it is stale, then start "
+		"pageoutd",
+		n > 1 ? "them" : "it", d->root);
+}
+
+/* Are the kdamonds in the tree the ones the record says we own? */
+static bool record_matches(struct damon *d, const struct owned_record *rec,
+			   const struct damon_kdamond_info *k, unsigned n)
+{
+	if (!rec->valid || rec->nr_kdamonds != n || n != DAMON_MAX_KDAMONDS)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		/* a running kdamond must be the very kernel thread we started */
+		if (k[i].running && (rec->kpid[i] < 0 || k[i].pid != rec->kpid[i]))
+			return false;
+	}
+	(void)d;
+	return true;
+}
+
+static int detect_features(struct damon *d);
+
+int damon_acquire(struct damon *d)
+{
+	struct damon_kdamond_info k[16];
+	struct owned_record rec;
+	char p[64];
+	int n, r;
+
+	read_record(d, &rec);
+	if (pid_is_other_pageoutd(rec.daemon_pid)) {
+		log_err("another pageoutd (pid %d) owns the kdamonds recorded in %s",
+			(int)rec.daemon_pid, d->state_file);
+		return -EEXIST;
+	}
+	n = damon_list(d, k, ARRAY_SIZE(k));
+	if (n < 0)
+		return log_errno(LOG_ERR, n, "reading %s/kdamonds/nr_kdamonds", d->root);
+	if (n > 0 && record_matches(d, &rec, k, (unsigned)n)) {
+		log_notice("recovering %d kdamonds left by pageoutd pid %d (recorded in %s)", n,
+			   (int)rec.daemon_pid, d->state_file);
+		d->nr_kdamonds = (unsigned)n;
+		d->owned = true;
+		for (int i = 0; i < n; i++) {
+			d->kpid[i] = k[i].running ? k[i].pid : -1;
+			if (k[i].running) {
+				r = damon_stop(d, (unsigned)i);
+				if (r < 0)
+					return r;
+			}
+		}
+	} else if (n > 0) {
+		explain_foreign(d, k, (unsigned)n);
+		return -EBUSY;
+	} else {
+		r = wr(d, "kdamonds/nr_kdamonds", "2");
+		if (r < 0)
+			return log_errno(LOG_ERR, r, "creating kdamonds under %s", d->root);
+		d->nr_kdamonds = DAMON_MAX_KDAMONDS;
+		d->owned = true;
+	}
+	r = write_record(d);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < DAMON_MAX_KDAMONDS; i++) {
+		r = wr(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/nr_contexts", i), "1");
+		if (r < 0)
+			return log_errno(LOG_ERR, r, "kdamond %u: nr_contexts", i);
+	}
+	return detect_features(d);
+}
+
+int damon_release(struct damon *d)
+{
+	int r = 0;
+
+	if (!d->owned)
+		return 0;
+	for (unsigned i = 0; i < d->nr_kdamonds; i++) {
+		int k = damon_running(d, i);
+
+		if (k >= 0)
+			k = damon_stop(d, i);
+		if (k < 0 && k != -ENOENT && r == 0)
+			r = k;
+	}
+	if (r == 0)
+		unlink(d->state_file);
+	d->owned = false;
+	return r;
+}
+
+/* --- features --- */
+
+static int detect_features(struct damon *d)
+{
+	struct damon_features *f = &d->feat;
+	const char *c = "kdamonds/0/contexts/0";
+	char p[192], ops[128];
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	if (rd_str(d, mkpath(p, sizeof(p), "%s/avail_operations", c), ops, sizeof(ops)) == 0) {
+		f->ops_vaddr = strstr(ops, "vaddr") != NULL;
+		f->ops_fvaddr = strstr(ops, "fvaddr") != NULL;
+		f->ops_paddr = strstr(ops, "paddr") != NULL;
+	} else {
+		/* 5.18 has no avail_operations: it has vaddr and paddr if DAMON_VADDR/PADDR */
+		f->ops_vaddr = f->ops_paddr = true;
+	}
+	f->intervals_goal =
+		exists(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/intervals_goal", c));
+	f->refresh_ms = exists(d, "kdamonds/0/refresh_ms");
+	/* stage one target, scheme, filter and goal to see their files; rewritten before use */
+	r = wr(d, mkpath(p, sizeof(p), "%s/targets/nr_targets", c), "1");
+	if (r == 0)
+		f->obsolete_target =
+			exists(d, mkpath(p, sizeof(p), "%s/targets/0/obsolete_target", c));
+	r = r ?: wr(d, mkpath(p, sizeof(p), "%s/schemes/nr_schemes", c), "1");
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "probing DAMON features under %s", d->root);
+	c = "kdamonds/0/contexts/0/schemes/0";
+	f->apply_interval = exists(d, mkpath(p, sizeof(p), "%s/apply_interval_us", c));
+	f->tried_total_bytes = exists(d, mkpath(p, sizeof(p), "%s/tried_regions/total_bytes", c));
+	f->sz_ops_filter_passed =
+		exists(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", c));
+	f->effective_bytes = exists(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", c));
+	f->core_filters = exists(d, mkpath(p, sizeof(p), "%s/core_filters", c));
+	f->filters_legacy = exists(d, mkpath(p, sizeof(p), "%s/filters", c));
+	f->quota_goals = exists(d, mkpath(p, sizeof(p), "%s/quotas/goals", c));
+	if (f->core_filters || f->filters_legacy) {
+		const char *dir = f->core_filters ? "core_filters" : "filters";
+
+		r = wr(d, mkpath(p, sizeof(p), "%s/%s/nr_filters", c, dir), "1");
+		if (r < 0)
+			return log_errno(LOG_ERR, r, "probing DAMON scheme filters under %s",
+					 d->root);
+		f->filter_target =
+			exists(d, mkpath(p, sizeof(p), "%s/%s/0/damon_target_idx", c, dir));
+		f->filter_allow = exists(d, mkpath(p, sizeof(p), "%s/%s/0/allow", c, dir));
+		r = wr(d, mkpath(p, sizeof(p), "%s/%s/nr_filters", c, dir), "0");
+		if (r < 0)
+			return log_errno(LOG_ERR, r, "probing DAMON scheme filters under %s",
+					 d->root);
+	}
+	if (f->quota_goals) {
+		r = wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "1");
+		if (r == 0)
+			f->goal_metric = exists(
+				d, mkpath(p, sizeof(p), "%s/quotas/goals/0/target_metric", c));
+		r = r ?: wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "0");
+		if (r < 0)
+			return log_errno(LOG_ERR, r, "probing DAMON quota goals under %s", d->root);
+	}
+	f->detected = true;
+	log_info(
+		"DAMON at %s: operations%s%s%s, filters %s%s%s, quota goals %s, apply_interval %s, "
+		"total_bytes %s, sz_ops_filter_passed %s, intervals tuning %s, obsolete_target %s",
+		d->root, f->ops_vaddr ? " vaddr" : "", f->ops_fvaddr ? " fvaddr" : "",
+		f->ops_paddr ? " paddr" : "",
+		f->core_filters	    ? "core_filters+ops_filters"
+		: f->filters_legacy ? "filters"
+				    : "none",
+		f->filter_target ? " (target)" : "", f->filter_allow ? " (allow)" : "",
+		f->goal_metric	 ? "with metrics"
+		: f->quota_goals ? "user feedback only"
+				 : "no",
+		f->apply_interval ? "yes" : "no", f->tried_total_bytes ? "yes" : "no",
+		f->sz_ops_filter_passed ? "yes" : "no", f->intervals_goal ? "yes" : "no",
+		f->obsolete_target ? "yes" : "no");
+	return 0;
+}
+
+/* --- writing a context --- */
+
+static const char *filter_type_name(enum damon_filter_type t)
+{
+	switch (t) {
+	case DAMON_FILTER_TARGET:
+		return "target";
+	case DAMON_FILTER_MEMCG:
+		return "memcg";
+	case DAMON_FILTER_ANON:
+		return "anon";
+	case DAMON_FILTER_ADDR:
+	default:
+		return "addr";
+	}
+}
+
+static bool filter_is_core(enum damon_filter_type t)
+{
+	return t == DAMON_FILTER_TARGET || t == DAMON_FILTER_ADDR;
+}
+
+/* Write the filters of one layer ("core" or "ops") into dir; legacy: all into filters/. */
+static int write_filters(struct damon *d, const char *s, const char *dir,
+			 const struct damon_scheme *sc, int layer)
+{
+	char p[256];
+	unsigned n = 0;
+	int r;
+
+	for (unsigned i = 0; i < sc->nr_filters; i++)
+		if (layer < 0 || filter_is_core(sc->filters[i].type) == (layer == 1))
+			n++;
+	r = wr_u64(d, mkpath(p, sizeof(p), "%s/%s/nr_filters", s, dir), n);
+	for (unsigned i = 0, j = 0; r == 0 && i < sc->nr_filters; i++) {
+		const struct damon_filter *f = &sc->filters[i];
+		char fp[224];
+
+		if (!(layer < 0 || filter_is_core(f->type) == (layer == 1)))
+			continue;
+		mkpath(fp, sizeof(fp), "%s/%s/%u", s, dir, j++);
+		r = wr(d, mkpath(p, sizeof(p), "%s/type", fp), filter_type_name(f->type));
+		r = r ?: wr(d, mkpath(p, sizeof(p), "%s/matching", fp), f->matching ? "Y" : "N");
+		if (r == 0 && d->feat.filter_allow)
+			r = wr(d, mkpath(p, sizeof(p), "%s/allow", fp), f->allow ? "Y" : "N");
+		if (r == 0 && f->type == DAMON_FILTER_TARGET)
+			r = wr_u64(d, mkpath(p, sizeof(p), "%s/damon_target_idx", fp),
+				   f->target_idx);
+		if (r == 0 && f->type == DAMON_FILTER_MEMCG)
+			r = wr(d, mkpath(p, sizeof(p), "%s/memcg_path", fp), f->memcg_path);
+		if (r == 0 && f->type == DAMON_FILTER_ADDR) {
+			r = wr_u64(d, mkpath(p, sizeof(p), "%s/addr_start", fp), f->addr_start);
+			r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/addr_end", fp), f->addr_end);
+		}
+	}
+	return r;
+}
+
+static int check_scheme_features(struct damon *d, const struct damon_scheme *sc)
+{
+	for (unsigned i = 0; i < sc->nr_filters; i++) {
+		enum damon_filter_type t = sc->filters[i].type;
+
+		if (!d->feat.core_filters && !d->feat.filters_legacy) {
+			log_err("this kernel's DAMON has no scheme filters (Linux 6.3+ needed)");
+			return -EOPNOTSUPP;
+		}
+		if (filter_is_core(t) && !d->feat.filter_target) {
+			log_err("this kernel's DAMON has no %s filter (damon_target_idx, Linux "
+				"6.6+ "
+				"needed to attribute regions to processes)",
+				filter_type_name(t));
+			return -EOPNOTSUPP;
+		}
+		if (!d->feat.filter_allow && sc->filters[i].allow) {
+			log_err("this kernel's DAMON filters cannot allow, only exclude (Linux "
+				"6.14+)");
+			return -EOPNOTSUPP;
+		}
+	}
+	if (sc->nr_goals && !d->feat.goal_metric) {
+		log_err("this kernel's DAMON has no quota goal metrics (Linux 6.9+)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int write_pattern(struct damon *d, const char *s, const struct damon_access_pattern *ap)
+{
+	char p[256];
+	int r;
+
+	/* max first: the kernel validates only at commit, but keep min <= max at every step */
+	r = wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/sz/max", s), ap->sz_max);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/sz/min", s), ap->sz_min);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/nr_accesses/max", s),
+			      ap->nr_accesses_max);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/nr_accesses/min", s),
+			      ap->nr_accesses_min);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/age/max", s), ap->age_max);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/age/min", s), ap->age_min);
+	return r;
+}
+
+static int write_quotas(struct damon *d, const char *s, const struct damon_scheme *sc)
+{
+	char p[256];
+	int r;
+
+	r = wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/ms", s), sc->quota_ms);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/bytes", s), sc->quota_bytes);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/reset_interval_ms", s),
+			      sc->quota_reset_ms);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/weights/sz_permil", s), sc->weight_sz);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/weights/nr_accesses_permil", s),
+			      sc->weight_nr_accesses);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/weights/age_permil", s), sc->weight_age);
+	if (r == 0 && d->feat.quota_goals)
+		r = wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", s), sc->nr_goals);
+	for (unsigned g = 0; r == 0 && g < sc->nr_goals; g++) {
+		r = wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/%u/target_metric", s, g),
+		       sc->goals[g].metric);
+		r = r
+			    ?: wr_u64(d,
+				      mkpath(p, sizeof(p), "%s/quotas/goals/%u/target_value", s, g),
+				      sc->goals[g].target_value);
+		r = r
+			    ?: wr_u64(d,
+				      mkpath(p, sizeof(p), "%s/quotas/goals/%u/current_value", s,
+					     g),
+				      sc->goals[g].current_value);
+	}
+	return r;
+}
+
+static int write_watermarks(struct damon *d, const char *s, const struct damon_scheme *sc)
+{
+	char p[256];
+	int r;
+
+	r = wr(d, mkpath(p, sizeof(p), "%s/watermarks/metric", s),
+	       sc->wmark_free_mem_rate ? "free_mem_rate" : "none");
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/watermarks/interval_us", s),
+			      sc->wmark_interval_us);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/watermarks/high", s), sc->wmark_high);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/watermarks/mid", s), sc->wmark_mid);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/watermarks/low", s), sc->wmark_low);
+	return r;
+}
+
+static int write_scheme(struct damon *d, const char *c, unsigned i, const struct damon_scheme *sc)
+{
+	char s[160], p[256];
+	int r;
+
+	mkpath(s, sizeof(s), "%s/schemes/%u", c, i);
+	r = wr(d, mkpath(p, sizeof(p), "%s/action", s), sc->action);
+	if (r == 0 && d->feat.apply_interval)
+		r = wr_u64(d, mkpath(p, sizeof(p), "%s/apply_interval_us", s),
+			   sc->apply_interval_us);
+	r = r ?: write_pattern(d, s, &sc->pattern);
+	r = r ?: write_quotas(d, s, sc);
+	r = r ?: write_watermarks(d, s, sc);
+	if (r == 0 && d->feat.core_filters) {
+		r = write_filters(d, s, "core_filters", sc, 1);
+		r = r ?: write_filters(d, s, "ops_filters", sc, 0);
+	} else if (r == 0 && d->feat.filters_legacy) {
+		r = write_filters(d, s, "filters", sc, -1);
+	}
+	return r;
+}
+
+static int write_targets(struct damon *d, const char *c, const struct damon_ctx *ctx)
+{
+	char p[256];
+	int r;
+
+	r = wr_u64(d, mkpath(p, sizeof(p), "%s/targets/nr_targets", c), ctx->nr_targets);
+	for (unsigned t = 0; r == 0 && t < ctx->nr_targets; t++) {
+		const struct damon_target *tg = &ctx->targets[t];
+
+		if (strcmp(ctx->ops, "paddr"))
+			r = wr_u64(d, mkpath(p, sizeof(p), "%s/targets/%u/pid_target", c, t),
+				   (uint64_t)tg->pid);
+		r = r
+			    ?: wr_u64(d,
+				      mkpath(p, sizeof(p), "%s/targets/%u/regions/nr_regions", c,
+					     t),
+				      tg->nr_regions);
+		for (unsigned k = 0; r == 0 && k < tg->nr_regions; k++) {
+			r = wr_u64(d,
+				   mkpath(p, sizeof(p), "%s/targets/%u/regions/%u/start", c, t, k),
+				   tg->regions[k].start);
+			r = r
+				    ?: wr_u64(d,
+					      mkpath(p, sizeof(p), "%s/targets/%u/regions/%u/end",
+						     c, t, k),
+					      tg->regions[k].end);
+		}
+	}
+	return r;
+}
+
+int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
+{
+	char c[64], p[256];
+	int r;
+
+	if (!d->owned || slot >= d->nr_kdamonds)
+		return -EPERM; /* never write a kdamond we do not own */
+	if ((!strcmp(ctx->ops, "vaddr") && !d->feat.ops_vaddr) ||
+	    (!strcmp(ctx->ops, "paddr") && !d->feat.ops_paddr)) {
+		log_err("this kernel's DAMON has no %s operations set (CONFIG_DAMON_%s)", ctx->ops,
+			!strcmp(ctx->ops, "vaddr") ? "VADDR" : "PADDR");
+		return -EOPNOTSUPP;
+	}
+	for (unsigned i = 0; i < ctx->nr_schemes; i++) {
+		r = check_scheme_features(d, &ctx->schemes[i]);
+		if (r < 0)
+			return r;
+	}
+	mkpath(c, sizeof(c), "kdamonds/%u/contexts/0", slot);
+	r = wr(d, mkpath(p, sizeof(p), "%s/operations", c), ctx->ops);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/sample_us", c),
+			      ctx->sample_us);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/aggr_us", c),
+			      ctx->aggr_us);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/update_us", c),
+			      ctx->update_us);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/nr_regions/max", c),
+			      ctx->max_regions);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/nr_regions/min", c),
+			      ctx->min_regions);
+	r = r ?: write_targets(d, c, ctx);
+	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/schemes/nr_schemes", c), ctx->nr_schemes);
+	for (unsigned i = 0; r == 0 && i < ctx->nr_schemes; i++)
+		r = write_scheme(d, c, i, &ctx->schemes[i]);
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "kdamond %u: writing the %s context", slot, ctx->ops);
+	return 0;
+}
+
+/* --- state --- */
+
+static int state_cmd(struct damon *d, unsigned slot, const char *cmd)
+{
+	char p[64];
+
+	if (!d->owned || slot >= d->nr_kdamonds)
+		return -EPERM;
+	return wr(d, mkpath(p, sizeof(p), "kdamonds/%u/state", slot), cmd);
+}
+
+/* When state=on gets EBUSY: name the kernel module that holds DAMON exclusively, if any. */
+static void explain_ebusy(struct damon *d, unsigned slot)
+{
+	static const char *const mods[] = { "damon_stat", "damon_reclaim", "damon_lru_sort" };
+	char p[PATH_MAX + 64], v[16];
+
+	for (size_t i = 0; d->module_dir[0] && i < ARRAY_SIZE(mods); i++) {
+		snprintf(p, sizeof(p), "%s/%s/parameters/enabled", d->module_dir, mods[i]);
+		if (read_file_at(AT_FDCWD, p, v, sizeof(v)) > 0 && str_strip(v)[0] == 'Y') {
+			log_err("kdamond %u: state=on refused (EBUSY): DAMON is held exclusively "
+				"by the "
+				"kernel module %s (%s = Y); release it with 'echo N > %s' or boot "
+				"with "
+				"%s.enabled=N; pageoutd does not change it",
+				slot, mods[i], p, p, mods[i]);
+			return;
+		}
+	}
+	log_err("kdamond %u: state=on refused (EBUSY): another DAMON user holds DAMON "
+		"exclusively or the sysfs lock (a kernel-internal DAMON module?)",
+		slot);
+}
+
+int damon_start(struct damon *d, unsigned slot)
+{
+	char p[64];
+	uint64_t pid;
+	int r = state_cmd(d, slot, "on");
+
+	if (r == -EBUSY) {
+		explain_ebusy(d, slot);
+		return r;
+	}
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "kdamond %u: state=on", slot);
+	if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/pid", slot), &pid) == 0 &&
+	    pid != UINT64_MAX)
+		d->kpid[slot] = (int)pid;
+	write_record(d);
+	log_info("kdamond %u started (kernel thread pid %d)", slot, d->kpid[slot]);
+	return 0;
+}
+
+int damon_commit(struct damon *d, unsigned slot)
+{
+	int r = state_cmd(d, slot, "commit");
+
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "kdamond %u: commit", slot);
+	return 0;
+}
+
+int damon_stop(struct damon *d, unsigned slot)
+{
+	int r;
+
+	if (!d->owned || slot >= d->nr_kdamonds)
+		return -EPERM;
+	/* the kernel refuses off on a stopped kdamond (EINVAL or EPERM): look first */
+	r = damon_running(d, slot);
+	if (r > 0)
+		r = state_cmd(d, slot, "off");
+	if (r < 0 && (r == -EINVAL || r == -EPERM) && damon_running(d, slot) == 0)
+		r = 0;
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "kdamond %u: state=off", slot);
+	d->kpid[slot] = -1;
+	if (d->owned)
+		write_record(d);
+	return 0;
+}
+
+int damon_running(struct damon *d, unsigned slot)
+{
+	char p[64], st[16];
+	int r;
+
+	r = rd_str(d, mkpath(p, sizeof(p), "kdamonds/%u/state", slot), st, sizeof(st));
+	if (r < 0)
+		return r;
+	return !strcmp(st, "on");
+}
+
+/* --- snapshots --- */
+
+static int count_entries(struct damon *d, const char *path)
+{
+	int fd, n = 0, max = -1;
+	DIR *dir;
+	struct dirent *e;
+
+	d->nr_io++;
+	fd = openat(d->rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((e = readdir(dir))) {
+		uint64_t v;
+
+		if (parse_u64(e->d_name, &v) == 0 && v < 1000000 && (int)v > max)
+			max = (int)v;
+		n++;
+	}
+	closedir(dir);
+	return max + 1; /* region directories are 0..N-1 */
+}
+
+static int read_region(struct damon *d, const char *base, unsigned i, struct damon_region *r)
+{
+	char p[256];
+	uint64_t v;
+	int k;
+
+	k = rd_u64(d, mkpath(p, sizeof(p), "%s/%u/start", base, i), &r->start);
+	k = k ?: rd_u64(d, mkpath(p, sizeof(p), "%s/%u/end", base, i), &r->end);
+	k = k ?: rd_u64(d, mkpath(p, sizeof(p), "%s/%u/nr_accesses", base, i), &v);
+	r->nr_accesses = (uint32_t)(v > DAMON_U32_MAX ? DAMON_U32_MAX : v);
+	k = k ?: rd_u64(d, mkpath(p, sizeof(p), "%s/%u/age", base, i), &v);
+	r->age = (uint32_t)(v > DAMON_U32_MAX ? DAMON_U32_MAX : v);
+	if (k < 0)
+		return k;
+	r->sz_filter_passed = UINT64_MAX;
+	if (d->feat.sz_ops_filter_passed &&
+	    rd_u64(d, mkpath(p, sizeof(p), "%s/%u/sz_filter_passed", base, i), &v) == 0)
+		r->sz_filter_passed = v;
+	return r->end > r->start ? 0 : -EINVAL;
+}
+
+static int read_scheme_regions(struct damon *d, unsigned slot, unsigned s,
+			       struct damon_scheme_regions *out)
+{
+	char base[128], p[192];
+	int n, k;
+
+	mkpath(base, sizeof(base), "kdamonds/%u/contexts/0/schemes/%u/tried_regions", slot, s);
+	n = count_entries(d, base);
+	if (n < 0)
+		return n;
+	out->regions = calloc((size_t)(n ? n : 1), sizeof(*out->regions));
+	if (!out->regions)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		k = read_region(d, base, (unsigned)i, &out->regions[out->nr]);
+		if (k == -ENOENT)
+			break; /* cleared under us by another update: keep what we have */
+		if (k < 0)
+			return k;
+		out->total_bytes += out->regions[out->nr].end - out->regions[out->nr].start;
+		out->nr++;
+	}
+	(void)p;
+	return 0;
+}
+
+int damon_snapshot(struct damon *d, unsigned slot, struct damon_snapshot *ret)
+{
+	uint64_t t0 = now_usec(), ns;
+	unsigned long io0 = d->nr_io;
+	char p[96];
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = state_cmd(d, slot, "update_schemes_tried_regions");
+	if (r < 0)
+		return r;
+	ret->taken_us = now_usec();
+	r = rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/0/schemes/nr_schemes", slot), &ns);
+	if (r < 0)
+		return r;
+	ret->schemes = calloc(ns ? ns : 1, sizeof(*ret->schemes));
+	if (!ret->schemes)
+		return -ENOMEM;
+	ret->nr_schemes = (unsigned)ns;
+	for (unsigned s = 0; s < ns; s++) {
+		r = read_scheme_regions(d, slot, s, &ret->schemes[s]);
+		if (r < 0) {
+			damon_snapshot_fini(ret);
+			return r;
+		}
+	}
+	ret->cost_us = now_usec() - t0;
+	ret->syscalls = d->nr_io - io0;
+	return 0;
+}
+
+void damon_snapshot_fini(struct damon_snapshot *s)
+{
+	for (unsigned i = 0; s->schemes && i < s->nr_schemes; i++)
+		free(s->schemes[i].regions);
+	free(s->schemes);
+	memset(s, 0, sizeof(*s));
+}
+
+/* --- stats --- */
+
+int damon_update_stats(struct damon *d, unsigned slot)
+{
+	int r = state_cmd(d, slot, "update_schemes_stats");
+
+	if (r == 0 && d->feat.effective_bytes)
+		r = state_cmd(d, slot, "update_schemes_effective_quotas");
+	return r;
+}
+
+int damon_read_stats(struct damon *d, unsigned slot, unsigned scheme, struct damon_stats *ret)
+{
+	static const char *const names[] = { "nr_tried", "sz_tried", "nr_applied", "sz_applied",
+					     "qt_exceeds" };
+	uint64_t *vals[] = { &ret->nr_tried, &ret->sz_tried, &ret->nr_applied, &ret->sz_applied,
+			     &ret->qt_exceeds };
+	char s[96], p[160];
+	int r;
+
+	mkpath(s, sizeof(s), "kdamonds/%u/contexts/0/schemes/%u", slot, scheme);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		r = rd_u64(d, mkpath(p, sizeof(p), "%s/stats/%s", s, names[i]), vals[i]);
+		if (r < 0)
+			return r;
+	}
+	ret->sz_ops_filter_passed = UINT64_MAX;
+	ret->effective_bytes = UINT64_MAX;
+	if (d->feat.sz_ops_filter_passed)
+		rd_u64(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", s),
+		       &ret->sz_ops_filter_passed);
+	if (d->feat.effective_bytes)
+		rd_u64(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", s),
+		       &ret->effective_bytes);
+	return 0;
+}
+
+void damon_pattern_all(struct damon_access_pattern *p)
+{
+	p->sz_min = 0;
+	p->sz_max = UINT64_MAX;
+	p->nr_accesses_min = 0;
+	p->nr_accesses_max = DAMON_U32_MAX;
+	p->age_min = 0;
+	p->age_max = DAMON_U32_MAX;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fakedamon: a DAMON sysfs tree in a temporary directory, with an I/O table that answers writes
+ * the way mm/damon/sysfs.c does (nr_* rebuild child directories with defaults, nr_kdamonds is
+ * EBUSY while any kdamond runs, state keywords, tried regions from virtual regions), records
+ * every write in order, and injects faults. Shapes: 6.2-like (no filters), 6.12 and 7.2.
+ */
+#ifndef PAGEOUTD_FAKEDAMON_H
+#define PAGEOUTD_FAKEDAMON_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pageoutd/damon.h"
+
+enum fake_abi { FAKE_ABI_62, FAKE_ABI_612, FAKE_ABI_72 };
+
+struct fake_vregion {
+	unsigned target;
+	uint64_t start, end;
+	unsigned nr_accesses, age;
+};
+
+#define FAKE_LOG_MAX 8192
+
+struct fakedamon {
+	char top[PATH_MAX];   /* the temporary directory */
+	char admin[PATH_MAX]; /* top/sys/kernel/mm/damon/admin */
+	char state_dir[PATH_MAX];
+	enum fake_abi abi;
+	unsigned nlog;
+	struct {
+		char path[192];
+		char val[48];
+	} log[FAKE_LOG_MAX];
+	unsigned nwrites;      /* accepted or not */
+	unsigned fail_at;      /* fail the Nth write (1-based), 0 = never */
+	int fail_err;	       /* with this -errno */
+	const char *fail_path; /* or fail writes whose path ends with this */
+	bool exclusive;	       /* a kernel module holds DAMON: state=on -> EBUSY */
+	unsigned nvr;
+	struct fake_vregion vr[256];
+	int next_kpid;
+};
+
+/* fake_new: build the empty tree (nr_kdamonds 0). Exits the test on failure. */
+struct fakedamon *fake_new(enum fake_abi abi);
+void fake_free(struct fakedamon *f);
+struct damon_io fake_io(struct fakedamon *f);
+/* fake_set: write a file directly, as another tool or the kernel would (no emulation). */
+void fake_set(struct fakedamon *f, const char *path, const char *val);
+/* fake_get: read a file of the tree into a static buffer ("" if missing). */
+const char *fake_get(struct fakedamon *f, const char *path);
+/* fake_foreign: as another tool: create n kdamonds, kdamond 0 with one paddr context, on/off. */
+void fake_foreign(struct fakedamon *f, unsigned n, bool running);
+/* fake_log_index: index of the first logged write to a path ending in suffix (with val if not
+ * NULL) at or after `from`, or -1. */
+int fake_log_index(struct fakedamon *f, unsigned from, const char *suffix, const char *val);
+void fake_module(struct fakedamon *f, const char *module, const char *enabled);
+
+#endif

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * damon layer against emulated trees shaped like 6.2, 6.12 and 7.2: what it writes, in which
+ * order, what it refuses, how it recovers, and faults at every write.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "pageoutd/damon.h"
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+#include "../lib/fakedamon.h"
+#include "../lib/tap.h"
+
+static char logbuf[16384];
+
+static void capture(int prio, const char *msg)
+{
+	size_t n = strlen(logbuf);
+
+	(void)prio;
+	snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
+}
+
+static const char *abi_name(enum fake_abi a)
+{
+	return a == FAKE_ABI_62 ? "6.2" : a == FAKE_ABI_612 ? "6.12" : "7.2";
+}
+
+static struct damon_scheme targets_schemes[3];
+static struct damon_target targets[3];
+
+/* A vaddr context with 3 targets, one stat scheme per target with a target filter. */
+static void vaddr_ctx(struct damon_ctx *c)
+{
+	memset(c, 0, sizeof(*c));
+	str_copy(c->ops, sizeof(c->ops), "vaddr");
+	c->sample_us = 5000;
+	c->aggr_us = 100000;
+	c->update_us = 1000000;
+	c->min_regions = 10;
+	c->max_regions = 1000;
+	for (unsigned i = 0; i < 3; i++) {
+		struct damon_scheme *s = &targets_schemes[i];
+
+		memset(s, 0, sizeof(*s));
+		targets[i].pid = 100 + (pid_t)i;
+		str_copy(s->action, sizeof(s->action), "stat");
+		damon_pattern_all(&s->pattern);
+		s->nr_filters = 1;
+		s->filters[0].type = DAMON_FILTER_TARGET;
+		s->filters[0].target_idx = i;
+		s->filters[0].matching = false;
+		s->filters[0].allow = false;
+	}
+	c->nr_targets = 3;
+	c->targets = targets;
+	c->nr_schemes = 3;
+	c->schemes = targets_schemes;
+}
+
+static void features(enum fake_abi abi)
+{
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	const char *a = abi_name(abi);
+
+	is_int(damon_open(&d, f->admin, f->state_dir, &io), 0, "%s: open", a);
+	is_int(damon_acquire(&d), 0, "%s: acquire on an empty tree", a);
+	is_str(fake_get(f, "kdamonds/nr_kdamonds"), "2", "%s: two kdamonds created", a);
+	ok(fake_log_index(f, 0, "kdamonds/nr_kdamonds", "2") == 0, "%s: nr_kdamonds written first",
+	   a);
+	ok(access(d.state_file, F_OK) == 0, "%s: ownership recorded in state_dir", a);
+	ok(d.feat.ops_vaddr && d.feat.ops_paddr, "%s: vaddr and paddr available", a);
+	is_int(d.feat.core_filters, abi == FAKE_ABI_72, "%s: core_filters detected", a);
+	is_int(d.feat.filters_legacy, abi >= FAKE_ABI_612, "%s: legacy filters detected", a);
+	is_int(d.feat.filter_target, abi >= FAKE_ABI_612, "%s: target filter detected", a);
+	is_int(d.feat.filter_allow, abi == FAKE_ABI_72, "%s: allow detected", a);
+	is_int(d.feat.sz_ops_filter_passed, abi == FAKE_ABI_72, "%s: sz_ops_filter_passed", a);
+	is_int(d.feat.goal_metric, abi >= FAKE_ABI_612, "%s: quota goal metrics", a);
+	is_int(d.feat.apply_interval, abi >= FAKE_ABI_612, "%s: apply_interval_us", a);
+	is_int(d.feat.tried_total_bytes, abi >= FAKE_ABI_612, "%s: tried_regions/total_bytes", a);
+	is_int(d.feat.obsolete_target, abi == FAKE_ABI_72, "%s: obsolete_target", a);
+	is_int(d.feat.intervals_goal, abi == FAKE_ABI_72, "%s: intervals auto-tuning", a);
+	is_int(damon_release(&d), 0, "%s: release", a);
+	ok(access(d.state_file, F_OK) < 0, "%s: state file removed on release", a);
+	damon_close(&d);
+	fake_free(f);
+}
+
+static void write_and_snapshot(enum fake_abi abi)
+{
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	struct damon_snapshot snap;
+	struct damon_ctx c;
+	struct damon d;
+	const char *a = abi_name(abi);
+	const char *fdir = abi == FAKE_ABI_72 ? "core_filters" : "filters";
+	char p[256];
+	unsigned from;
+	int i1, i2, i3, bad = 0;
+
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	from = f->nlog;
+	is_int(damon_write_ctx(&d, DAMON_SLOT_VADDR, &c), 0, "%s: write a 3-target context", a);
+	is_str(fake_get(f, "kdamonds/0/contexts/0/targets/nr_targets"), "3", "%s: 3 targets", a);
+	is_str(fake_get(f, "kdamonds/0/contexts/0/targets/2/pid_target"), "102",
+	       "%s: pid of target 2", a);
+	is_str(fake_get(f, "kdamonds/0/contexts/0/monitoring_attrs/intervals/update_us"), "1000000",
+	       "%s: update_us 1s (the kernel default is 60s)", a);
+	i1 = fake_log_index(f, from, "targets/nr_targets", "3");
+	i2 = fake_log_index(f, from, "targets/0/pid_target", NULL);
+	i3 = fake_log_index(f, from, "schemes/nr_schemes", "3");
+	ok(i1 >= 0 && i2 > i1 && i3 > i2, "%s: nr_targets, then pids, then nr_schemes", a);
+	i1 = fake_log_index(f, from, "schemes/1/action", NULL);
+	i2 = fake_log_index(f, from, "schemes/1/access_pattern/sz/max", NULL);
+	i3 = fake_log_index(f, from, "schemes/1/access_pattern/sz/min", NULL);
+	ok(i1 > 0 && i2 > i1 && i3 > i2, "%s: action, then pattern max before min", a);
+	is_str(fake_get(f, "kdamonds/0/contexts/0/schemes/1/access_pattern/sz/max"),
+	       "18446744073709551615", "%s: sz max written (defaults match nothing)", a);
+	is_str(fake_get(f, "kdamonds/0/contexts/0/schemes/1/access_pattern/age/max"), "4294967295",
+	       "%s: age max written", a);
+	for (unsigned k = 0; k < 3; k++) {
+		snprintf(p, sizeof(p), "kdamonds/0/contexts/0/schemes/%u/%s/0/type", k, fdir);
+		if (strcmp(fake_get(f, p), "target"))
+			bad++;
+		snprintf(p, sizeof(p), "kdamonds/0/contexts/0/schemes/%u/%s/0/damon_target_idx", k,
+			 fdir);
+		if (strtoul(fake_get(f, p), NULL, 10) != k)
+			bad++;
+		snprintf(p, sizeof(p), "kdamonds/0/contexts/0/schemes/%u/%s/0/matching", k, fdir);
+		if (strcmp(fake_get(f, p), "N"))
+			bad++;
+	}
+	is_int(bad, 0, "%s: scheme k has a target filter for target k in %s/", a, fdir);
+	if (abi == FAKE_ABI_72) {
+		is_str(fake_get(f, "kdamonds/0/contexts/0/schemes/0/core_filters/0/allow"), "N",
+		       "7.2: allow=N written");
+		is_str(fake_get(f, "kdamonds/0/contexts/0/schemes/0/ops_filters/nr_filters"), "0",
+		       "7.2: no ops filters");
+	}
+	is_int(damon_snapshot(&d, 0, &snap), -EINVAL, "%s: snapshot needs a running kdamond", a);
+	is_int(damon_start(&d, 0), 0, "%s: start", a);
+	ok(d.kpid[0] >= 4000, "%s: kernel thread pid recorded", a);
+	/* three processes whose address ranges overlap */
+	f->nvr = 0;
+	for (unsigned t = 0; t < 3; t++) {
+		f->vr[f->nvr++] =
+			(struct fake_vregion){ t, 0x7f0000000000, 0x7f0004000000, 20, 10 };
+		f->vr[f->nvr++] =
+			(struct fake_vregion){ t, 0x7f0004000000, 0x7f0008000000, 0, 30 + t };
+	}
+	is_int(damon_snapshot(&d, 0, &snap), 0, "%s: snapshot", a);
+	is_int(snap.nr_schemes, 3, "%s: one region list per scheme", a);
+	bad = 0;
+	for (unsigned s = 0; s < snap.nr_schemes; s++) {
+		if (snap.schemes[s].nr != 2 || snap.schemes[s].regions[1].age != 30 + s ||
+		    snap.schemes[s].regions[0].nr_accesses != 20)
+			bad++;
+	}
+	is_int(bad, 0, "%s: each scheme holds exactly its own target's hot and cold region", a);
+	is_u64(snap.schemes[0].total_bytes, 0x8000000, "%s: 128 MiB per target", a);
+	printf("# %s: snapshot of 3 targets x 2 regions: %lu file operations\n", a, snap.syscalls);
+	damon_snapshot_fini(&snap);
+	is_int(damon_update_stats(&d, 0), 0, "%s: update stats", a);
+	{
+		struct damon_stats st;
+
+		is_int(damon_read_stats(&d, 0, 1, &st), 0, "%s: read stats", a);
+		is_u64(st.nr_tried, 2, "%s: nr_tried of scheme 1", a);
+		ok((st.sz_ops_filter_passed != UINT64_MAX) == (abi == FAKE_ABI_72),
+		   "%s: sz_ops_filter_passed only where the kernel has it", a);
+	}
+	is_int(damon_commit(&d, 0), 0, "%s: commit online", a);
+	/* another tool turns our kdamond off */
+	fake_set(f, "kdamonds/0/state", "off");
+	is_int(damon_running(&d, 0), 0, "%s: a kdamond turned off by someone else is seen as off",
+	       a);
+	is_int(damon_snapshot(&d, 0, &snap), -EINVAL, "%s: snapshot then fails cleanly", a);
+	damon_release(&d);
+	damon_close(&d);
+	fake_free(f);
+}
+
+static void foreign(bool running)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_612);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	struct damon_ctx c;
+
+	fake_foreign(f, 1, running);
+	logbuf[0] = '\0';
+	damon_open(&d, f->admin, f->state_dir, &io);
+	is_int(damon_acquire(&d), -EBUSY, "foreign %s kdamond: refused",
+	       running ? "running" : "idle");
+	is_int(f->nlog, 0, "foreign %s kdamond: nothing written at all",
+	       running ? "running" : "idle");
+	has_str(logbuf, running ? "kdamond 0 under" : "kdamond 0 under", "error names the kdamond");
+	has_str(logbuf,
+		running ? "(state on, pid 777, operations paddr)"
+			: "(state off, pid -1, operations paddr)",
+		"error names state, pid and operations");
+	has_str(logbuf, "nr_kdamonds", "error says what to do");
+	is_str(fake_get(f, "kdamonds/0/state"), running ? "on" : "off", "foreign state unchanged");
+	vaddr_ctx(&c);
+	is_int(damon_write_ctx(&d, 0, &c), -EPERM, "writing a kdamond we do not own: EPERM");
+	is_int(damon_stop(&d, 0), -EPERM, "stopping a kdamond we do not own: EPERM");
+	is_int(f->nlog, 0, "still nothing written");
+	damon_close(&d);
+	fake_free(f);
+}
+
+static void recover(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct damon d, d2;
+	struct damon_ctx c;
+	char rec[512];
+	unsigned from;
+
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	damon_write_ctx(&d, 0, &c);
+	damon_start(&d, 0);
+	/* kill -9: no release; a new instance starts with the same state_dir */
+	read_file_at(AT_FDCWD, d.state_file, rec, sizeof(rec));
+	has_str(rec, "nr_kdamonds=2", "state file records the kdamonds");
+	from = f->nlog;
+	logbuf[0] = '\0';
+	damon_open(&d2, f->admin, f->state_dir, &io);
+	is_int(damon_acquire(&d2), 0, "restart after a crash recognises its kdamonds");
+	has_str(logbuf, "recovering 2 kdamonds", "recovery logged");
+	ok(fake_log_index(f, from, "nr_kdamonds", NULL) < 0,
+	   "recovery does not rewrite nr_kdamonds");
+	is_str(fake_get(f, "kdamonds/0/state"), "off", "the stale running kdamond is turned off");
+	damon_close(&d);
+	damon_close(&d2);
+	/* the same tree, but kdamond 0 now runs a different kernel thread: someone else's */
+	damon_open(&d, f->admin, f->state_dir, &io);
+	fake_set(f, "kdamonds/0/state", "on");
+	fake_set(f, "kdamonds/0/pid", "99999");
+	is_int(damon_acquire(&d), -EBUSY, "a running kdamond with another pid is not ours");
+	damon_close(&d);
+	fake_free(f);
+}
+
+static void exclusive(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	struct damon_ctx c;
+
+	fake_module(f, "damon_reclaim", "N");
+	fake_module(f, "damon_stat", "Y");
+	f->exclusive = true;
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	damon_write_ctx(&d, 0, &c);
+	logbuf[0] = '\0';
+	is_int(damon_start(&d, 0), -EBUSY, "DAMON held by a kernel module: EBUSY");
+	has_str(logbuf, "held exclusively by the kernel module damon_stat", "names damon_stat");
+	has_str(logbuf, "damon_stat/parameters/enabled = Y", "names the parameter");
+	has_str(logbuf, "damon_stat.enabled=N", "says how to release it");
+	damon_release(&d);
+	damon_close(&d);
+	fake_free(f);
+}
+
+static void old_kernel(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_62);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	struct damon_ctx c;
+
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	logbuf[0] = '\0';
+	is_int(damon_write_ctx(&d, 0, &c), -EOPNOTSUPP, "6.2: target filters unsupported");
+	has_str(logbuf, "no scheme filters", "the error names the missing feature");
+	damon_release(&d);
+	damon_close(&d);
+	fake_free(f);
+}
+
+static void missing_root(void)
+{
+	struct damon d;
+
+	logbuf[0] = '\0';
+	is_int(damon_open(&d, "/nonexistent/damon-admin", "/tmp", NULL), -ENODEV,
+	       "no DAMON sysfs: ENODEV");
+	has_str(logbuf, "CONFIG_DAMON_SYSFS", "the error names the kernel option");
+	is_int(damon_open(&d, "/tmp", "/tmp", NULL), -ENODEV, "a directory that is not DAMON");
+}
+
+/* Fail each write of acquire + write_ctx + start in turn: a clean error every time. */
+static void faults(enum fake_abi abi, int err)
+{
+	unsigned total, bad = 0, n;
+	struct damon_ctx c;
+
+	{
+		struct fakedamon *f = fake_new(abi);
+		struct damon_io io = fake_io(f);
+		struct damon d;
+
+		damon_open(&d, f->admin, f->state_dir, &io);
+		damon_acquire(&d);
+		vaddr_ctx(&c);
+		damon_write_ctx(&d, 0, &c);
+		damon_start(&d, 0);
+		total = f->nwrites;
+		damon_close(&d);
+		fake_free(f);
+	}
+	for (n = 1; n <= total; n++) {
+		struct fakedamon *f = fake_new(abi);
+		struct damon_io io = fake_io(f);
+		struct damon d;
+		int r;
+
+		f->fail_at = n;
+		f->fail_err = err;
+		damon_open(&d, f->admin, f->state_dir, &io);
+		r = damon_acquire(&d);
+		if (r == 0) {
+			vaddr_ctx(&c);
+			r = damon_write_ctx(&d, 0, &c);
+		}
+		if (r == 0)
+			r = damon_start(&d, 0);
+		/* feature probing tolerates its own optional writes failing */
+		if (r != err && !(r == 0 && f->nwrites >= n)) {
+			printf("# write %u (%s = %s) failing gave %d\n", n,
+			       n <= f->nlog ? f->log[n - 1].path : "?",
+			       n <= f->nlog ? f->log[n - 1].val : "?", r);
+			bad++;
+		}
+		damon_release(&d);
+		damon_close(&d);
+		fake_free(f);
+	}
+	is_int(bad, 0, "%s: each of %u writes failing with %s gives that error or a handled one",
+	       abi_name(abi), total, strerror(-err));
+}
+
+int main(void)
+{
+	log_setup(LOG_TARGET_STDERR, LOG_CRIT);
+	log_set_capture(capture);
+	missing_root();
+	features(FAKE_ABI_612);
+	features(FAKE_ABI_72);
+	features(FAKE_ABI_62);
+	write_and_snapshot(FAKE_ABI_612);
+	write_and_snapshot(FAKE_ABI_72);
+	foreign(true);
+	foreign(false);
+	recover();
+	exclusive();
+	old_kernel();
+	faults(FAKE_ABI_612, -EBUSY);
+	faults(FAKE_ABI_72, -ENOENT);
+	faults(FAKE_ABI_72, -EIO);
+	return tap_exit();
+}
