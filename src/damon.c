@@ -814,30 +814,61 @@ int damon_running(struct damon *d, unsigned slot)
 
 /* --- snapshots --- */
 
-static int count_entries(struct damon *d, const char *path)
+static int cmp_uint(const void *a, const void *b)
 {
-	int fd, n = 0, max = -1;
-	DIR *dir;
-	struct dirent *e;
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
 
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The numbered entries of a tried_regions directory, sorted. Not always 0..N-1: before 6.14
+ * the kernel numbered region directories with one counter shared by every scheme, so scheme
+ * 1's regions may be 6..13 (seen on 6.12). *ret is malloc'd; returns the count or -errno.
+ */
+static int list_entries(struct damon *d, const char *path, unsigned **ret)
+{
+	size_t n = 0, cap = 16;
+	unsigned *v = malloc(cap * sizeof(*v));
+	struct dirent *e;
+	DIR *dir;
+	int fd;
+
+	*ret = NULL;
+	if (!v)
+		return -ENOMEM;
 	d->nr_io++;
 	fd = openat(d->rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		int r = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(v);
+		return r;
 	}
 	while ((e = readdir(dir))) {
-		uint64_t v;
+		uint64_t x;
 
-		if (parse_u64(e->d_name, &v) == 0 && v < 1000000 && (int)v > max)
-			max = (int)v;
-		n++;
+		if (parse_u64(e->d_name, &x) < 0 || x > UINT32_MAX)
+			continue;
+		if (n == cap) {
+			unsigned *nv = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!nv) {
+				closedir(dir);
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		v[n++] = (unsigned)x;
 	}
 	closedir(dir);
-	return max + 1; /* region directories are 0..N-1 */
+	qsort(v, n, sizeof(*v), cmp_uint);
+	*ret = v;
+	return (int)n;
 }
 
 static int read_region(struct damon *d, const char *base, unsigned i, struct damon_region *r)
@@ -867,15 +898,17 @@ static int read_scheme_regions(struct damon *d, unsigned slot, unsigned s,
 	char base[128], p[192];
 	int n, k;
 
+	_cleanup_free_ unsigned *idx = NULL;
+
 	mkpath(base, sizeof(base), "kdamonds/%u/contexts/0/schemes/%u/tried_regions", slot, s);
-	n = count_entries(d, base);
+	n = list_entries(d, base, &idx);
 	if (n < 0)
 		return n;
 	out->regions = calloc((size_t)(n ? n : 1), sizeof(*out->regions));
 	if (!out->regions)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		k = read_region(d, base, (unsigned)i, &out->regions[out->nr]);
+		k = read_region(d, base, idx[i], &out->regions[out->nr]);
 		if (k == -ENOENT)
 			break; /* cleared under us by another update: keep what we have */
 		if (k < 0)
@@ -898,10 +931,10 @@ int damon_snapshot(struct damon *d, unsigned slot, struct damon_snapshot *ret)
 	r = state_cmd(d, slot, "update_schemes_tried_regions");
 	if (r < 0)
 		return r;
-	ret->taken_us = now_usec();
 	r = rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/0/schemes/nr_schemes", slot), &ns);
 	if (r < 0)
 		return r;
+	ret->taken_us = now_usec();
 	ret->schemes = calloc(ns ? ns : 1, sizeof(*ret->schemes));
 	if (!ret->schemes)
 		return -ENOMEM;

@@ -202,8 +202,8 @@ int damon_running(struct damon *d, unsigned slot);
 /*
  * damon_snapshot: update_schemes_tried_regions (blocks one apply interval), then read every
  * scheme's tried_regions. Region i of scheme k belongs to target k when the context was written
- * with one scheme per target and a target filter. Returns 0 or -errno (-EINVAL: not running,
- * -ECANCELED: watermarks inactive). Free with damon_snapshot_fini().
+ * with one scheme per target and a target filter. Returns 0 or -errno (not running: -EINVAL,
+ * or -ECANCELED on 7.x; -ECANCELED also when watermarks deactivated it). Free with damon_snapshot_fini().
  */
 int damon_snapshot(struct damon *d, unsigned slot, struct damon_snapshot *ret);
 void damon_snapshot_fini(struct damon_snapshot *s);

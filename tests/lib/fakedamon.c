@@ -418,6 +418,7 @@ static void fill_tried(struct fakedamon *f, const char *k)
 {
 	char p[512], v_[32], s[256], t[320];
 	uint64_t ns = get_u64(f, P("%s/contexts/0/schemes/nr_schemes", k));
+	unsigned g = 0; /* before 6.14 one counter names the region directories of all schemes */
 
 	for (uint64_t i = 0; i < ns; i++) {
 		unsigned j = 0;
@@ -432,7 +433,9 @@ static void fill_tried(struct fakedamon *f, const char *k)
 
 			if (!scheme_tries(f, s, v))
 				continue;
-			snprintf(rb, sizeof(rb), "%s/%u", t, j++);
+			snprintf(rb, sizeof(rb), "%s/%u", t, f->abi == FAKE_ABI_612 ? g : j);
+			g++;
+			j++;
 			dir(f, rb);
 			put(f, P("%s/start", rb), V("%" PRIu64, v->start));
 			put(f, P("%s/end", rb), V("%" PRIu64, v->end));

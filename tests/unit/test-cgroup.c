@@ -31,6 +31,14 @@ static void mk(const char *rel)
 		perror(p);
 		exit(99);
 	}
+	/* v2: a child has memory.* files only if its parent delegates the controller */
+	if (root.version == 2 && strrchr(p, '/')) {
+		char q[PATH_MAX * 2 + 32];
+
+		snprintf(q, sizeof(q), "%.*s/cgroup.subtree_control", (int)(strrchr(p, '/') - p),
+			 p);
+		write_file_at(AT_FDCWD, q, "+memory");
+	}
 }
 
 static void rm(const char *rel)

@@ -1,0 +1,13 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The guest payload: run every guest test program; each prints TAP. Exit 1 if any failed.
+cd /payload || exit 1
+failed=0
+for t in vm-damon test-cgroup; do
+	echo "# guest test: $t"
+	./$t
+	rc=$?
+	echo "# guest test: $t exit $rc"
+	[ $rc = 0 ] || failed=1
+done
+exit $failed

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmtest: helpers for programs that run only inside the QEMU guest of tests/vm: the guest
+ * check, workload children with fixed address layouts, and /proc and cgroup readers.
+ */
+#ifndef PAGEOUTD_VMTEST_H
+#define PAGEOUTD_VMTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pageoutd/util.h"
+
+#define MIB (1024ULL * 1024)
+#define VM_ADMIN "/sys/kernel/mm/damon/admin"
+#define VM_CGROOT "/sys/fs/cgroup"
+
+/* Refuse to run anywhere but in the tests/vm guest: its /init writes a marker and the kernel
+ * command line carries pageoutd.vmtest=1. */
+static inline void vm_require_guest(void)
+{
+	char cmd[1024] = "";
+
+	if (read_file_at(AT_FDCWD, "/proc/cmdline", cmd, sizeof(cmd)) < 0 ||
+	    !strstr(cmd, "pageoutd.vmtest=1") || access("/run/pageoutd-vm-guest", F_OK) < 0) {
+		fprintf(stderr, "this program runs only inside the tests/vm QEMU guest\n");
+		exit(77);
+	}
+}
+
+static inline void vm_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* A workload: areas at fixed addresses (so that several processes overlap exactly), each
+ * written once, then the hot ones written continuously (reads can be served from
+ * the emulator's TLB without setting the accessed bit again) until the child is killed. */
+struct vm_area {
+	uint64_t addr, size;
+	bool hot;
+};
+
+struct vm_child {
+	pid_t pid;
+};
+
+static inline void vm_touch(volatile char *p, uint64_t size, bool write)
+{
+	static volatile unsigned long sink;
+
+	for (uint64_t o = 0; o < size; o += 4096) {
+		if (write)
+			p[o] = (char)(o >> 12 | 1);
+		else
+			sink += (unsigned long)p[o];
+	}
+}
+
+/* vm_spawn: fork a child that joins cgroup (if not NULL, a path under VM_CGROOT), maps and
+ * writes the areas, reports ready, then keeps reading the hot areas. Returns its pid. */
+static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cgroup)
+{
+	int fds[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(fds) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fds[0]);
+		if (cgroup) {
+			char p[512], s[32];
+
+			snprintf(p, sizeof(p), VM_CGROOT "%s/cgroup.procs", cgroup);
+			snprintf(s, sizeof(s), "%d", getpid());
+			if (write_file_at(AT_FDCWD, p, s) < 0)
+				_exit(2);
+		}
+		for (unsigned i = 0; i < n; i++) {
+			void *m = mmap((void *)(uintptr_t)a[i].addr, a[i].size,
+				       PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+			if (m == MAP_FAILED)
+				_exit(3);
+			madvise(m, a[i].size, MADV_NOHUGEPAGE); /* count pages, not THPs */
+			vm_touch(m, a[i].size, true);
+		}
+		c = 1;
+		if (write(fds[1], &c, 1) != 1)
+			_exit(4);
+		close(fds[1]);
+		for (;;) {
+			bool any = false;
+
+			for (unsigned i = 0; i < n; i++) {
+				if (a[i].hot) {
+					vm_touch((char *)(uintptr_t)a[i].addr, a[i].size, true);
+					any = true;
+				}
+			}
+			if (!any)
+				pause();
+		}
+	}
+	close(fds[1]);
+	if (read(fds[0], &c, 1) != 1 || c != 1) {
+		close(fds[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(fds[0]);
+	return pid;
+}
+
+static inline void vm_reap(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* A field of /proc/PID/status in kB ("VmSwap", "RssAnon"); -1 when unreadable. */
+static inline long vm_status_kb(pid_t pid, const char *field)
+{
+	char p[64], buf[4096], *s;
+	size_t fl = strlen(field);
+
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	if (read_file_at(AT_FDCWD, p, buf, sizeof(buf)) < 0)
+		return -1;
+	for (s = buf; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+		if (!strncmp(s, field, fl) && s[fl] == ':')
+			return strtol(s + fl + 1, NULL, 10);
+	}
+	return -1;
+}
+
+/* Major faults of a process (field 12 of /proc/PID/stat). */
+static inline long vm_majflt(pid_t pid)
+{
+	char p[64], buf[1024], *s;
+	long v = -1;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	if (read_file_at(AT_FDCWD, p, buf, sizeof(buf)) < 0 || !(s = strrchr(buf, ')')))
+		return -1;
+	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt */
+	if (sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %ld", &v) != 1)
+		return -1;
+	return v;
+}
+
+static inline int vm_cg_make(const char *cg)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s", cg);
+	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static inline void vm_cg_remove(const char *cg)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s", cg);
+	rmdir(p);
+}
+
+static inline uint64_t vm_cg_u64(const char *cg, const char *file)
+{
+	char p[512];
+	uint64_t v = 0;
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s/%s", cg, file);
+	return read_u64_at(AT_FDCWD, p, &v) < 0 ? UINT64_MAX : v;
+}
+
+/* The biggest "System RAM" range in /proc/iomem: what a paddr context monitors. */
+static inline int vm_system_ram(uint64_t *start, uint64_t *end)
+{
+	FILE *f = fopen("/proc/iomem", "re");
+	char line[256];
+	uint64_t best = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+
+		if (line[0] != ' ' && strstr(line, "System RAM") &&
+		    sscanf(line, "%llx-%llx", &s, &e) == 2 && e - s > best) {
+			best = e - s;
+			*start = s;
+			*end = e + 1;
+		}
+	}
+	fclose(f);
+	return best ? 0 : -ENOENT;
+}
+
+#endif
