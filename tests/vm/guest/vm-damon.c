@@ -214,6 +214,20 @@ static void snapshot_cost(struct damon *d)
 		ok(snap.nr_schemes == N && regions >= N, "every target has regions");
 		damon_snapshot_fini(&snap);
 	}
+	/* online change: a narrower pattern, written and committed while it runs */
+	for (unsigned i = 0; i < N; i++)
+		s[i].pattern.age_min = 5;
+	r = damon_write_ctx(d, DAMON_SLOT_VADDR, &c) ?: damon_commit(d, DAMON_SLOT_VADDR);
+	is_int(r, 0, "a changed context committed online");
+	{
+		char v[32] = "";
+
+		read_file_at(AT_FDCWD,
+			     VM_ADMIN "/kdamonds/0/contexts/0/schemes/3/access_pattern/age/min", v,
+			     sizeof(v));
+		ok(damon_running(d, DAMON_SLOT_VADDR) == 1 && !strcmp(str_strip(v), "5"),
+		   "it keeps running with the new pattern (age min %s)", v);
+	}
 	damon_stop(d, DAMON_SLOT_VADDR);
 	for (unsigned i = 0; i < N; i++)
 		vm_reap(pids[i]);
