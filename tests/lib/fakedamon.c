@@ -268,8 +268,8 @@ struct fakedamon *fake_new(enum fake_abi abi)
 	snprintf(f->top, sizeof(f->top), "/tmp/pageoutd-fakedamon-XXXXXX");
 	if (!mkdtemp(f->top))
 		die("mkdtemp");
-	snprintf(f->admin, sizeof(f->admin), "%s/sys/kernel/mm/damon/admin", f->top);
-	snprintf(p, sizeof(p), "mkdir -p '%s' '%s/sys/module' '%s/state'", f->admin, f->top,
+	snprintf(f->admin, sizeof(f->admin), "%s/fakesys/kernel/mm/damon/admin", f->top);
+	snprintf(p, sizeof(p), "mkdir -p '%s' '%s/fakesys/module' '%s/state'", f->admin, f->top,
 		 f->top);
 	if (system(p) != 0)
 		die("mkdir");
@@ -292,10 +292,10 @@ void fake_module(struct fakedamon *f, const char *module, const char *enabled)
 	char p[PATH_MAX * 2];
 	FILE *fp;
 
-	snprintf(p, sizeof(p), "mkdir -p '%s/sys/module/%s/parameters'", f->top, module);
+	snprintf(p, sizeof(p), "mkdir -p '%s/fakesys/module/%s/parameters'", f->top, module);
 	if (system(p) != 0)
 		die("mkdir");
-	snprintf(p, sizeof(p), "%s/sys/module/%s/parameters/enabled", f->top, module);
+	snprintf(p, sizeof(p), "%s/fakesys/module/%s/parameters/enabled", f->top, module);
 	fp = fopen(p, "w");
 	if (!fp)
 		die(p);

@@ -26,7 +26,7 @@ struct fake_vregion {
 
 struct fakedamon {
 	char top[PATH_MAX];   /* the temporary directory */
-	char admin[PATH_MAX]; /* top/sys/kernel/mm/damon/admin */
+	char admin[PATH_MAX]; /* top/fakesys/kernel/mm/damon/admin */
 	char state_dir[PATH_MAX];
 	enum fake_abi abi;
 	unsigned nlog;

@@ -13,6 +13,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/util.h"
+#include "../lib/damonctx.h"
 #include "../lib/fakedamon.h"
 #include "../lib/tap.h"
 
@@ -34,33 +35,12 @@ static const char *abi_name(enum fake_abi a)
 static struct damon_scheme targets_schemes[3];
 static struct damon_target targets[3];
 
-/* A vaddr context with 3 targets, one stat scheme per target with a target filter. */
+/* A vaddr context with 3 targets (pids 100..102), one stat scheme per target. */
 static void vaddr_ctx(struct damon_ctx *c)
 {
-	memset(c, 0, sizeof(*c));
-	str_copy(c->ops, sizeof(c->ops), "vaddr");
-	c->sample_us = 5000;
-	c->aggr_us = 100000;
-	c->update_us = 1000000;
-	c->min_regions = 10;
-	c->max_regions = 1000;
-	for (unsigned i = 0; i < 3; i++) {
-		struct damon_scheme *s = &targets_schemes[i];
+	static const pid_t pids[3] = { 100, 101, 102 };
 
-		memset(s, 0, sizeof(*s));
-		targets[i].pid = 100 + (pid_t)i;
-		str_copy(s->action, sizeof(s->action), "stat");
-		damon_pattern_all(&s->pattern);
-		s->nr_filters = 1;
-		s->filters[0].type = DAMON_FILTER_TARGET;
-		s->filters[0].target_idx = i;
-		s->filters[0].matching = false;
-		s->filters[0].allow = false;
-	}
-	c->nr_targets = 3;
-	c->targets = targets;
-	c->nr_schemes = 3;
-	c->schemes = targets_schemes;
+	test_vaddr_ctx(c, targets, targets_schemes, pids, 3);
 }
 
 static void features(enum fake_abi abi)

@@ -14,6 +14,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "vmtest.h"
+#include "../../lib/damonctx.h"
 #include "../../lib/tap.h"
 
 static char logbuf[65536];
@@ -31,31 +32,6 @@ static char state_dir[] = "/run/pageoutd-vmtest";
 #define A0 0x7e0000000000ULL
 #define A1 (A0 + 66 * MIB) /* a 2 MiB hole between the two areas */
 #define U(k) (A0 + (200 + 32 * (uint64_t)(k)) * MIB)
-
-static void vaddr_ctx(struct damon_ctx *c, struct damon_target *t, struct damon_scheme *s,
-		      const pid_t *pids, unsigned n)
-{
-	memset(c, 0, sizeof(*c));
-	str_copy(c->ops, sizeof(c->ops), "vaddr");
-	c->sample_us = 5000;
-	c->aggr_us = 100000;
-	c->update_us = 1000000;
-	c->min_regions = 10;
-	c->max_regions = 1000;
-	for (unsigned i = 0; i < n; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		memset(&s[i], 0, sizeof(s[i]));
-		t[i].pid = pids[i];
-		str_copy(s[i].action, sizeof(s[i].action), "stat");
-		damon_pattern_all(&s[i].pattern);
-		s[i].nr_filters = 1;
-		s[i].filters[0].type = DAMON_FILTER_TARGET;
-		s[i].filters[0].target_idx = i;
-	}
-	c->nr_targets = c->nr_schemes = n;
-	c->targets = t;
-	c->schemes = s;
-}
 
 /* size-weighted mean nr_accesses of the part of the regions inside [lo, hi) */
 static double mean_access(const struct damon_scheme_regions *r, uint64_t lo, uint64_t hi,
@@ -115,7 +91,7 @@ static void attribution(struct damon *d)
 	ok(pids[0] > 0 && pids[1] > 0 && pids[2] > 0,
 	   "3 processes with two 64 MiB areas at the same addresses, one 16 MiB area each of its "
 	   "own");
-	vaddr_ctx(&c, t, s, pids, 3);
+	test_vaddr_ctx(&c, t, s, pids, 3);
 	damon_stat_busy(d, &c);
 	is_int(damon_write_ctx(d, DAMON_SLOT_VADDR, &c), 0, "vaddr context: 3 targets, 3 schemes");
 	is_int(damon_start(d, DAMON_SLOT_VADDR), 0, "vaddr kdamond on");
@@ -198,7 +174,7 @@ static void snapshot_cost(struct damon *d)
 
 	for (unsigned i = 0; i < N; i++)
 		pids[i] = vm_spawn(lay, 1, NULL);
-	vaddr_ctx(&c, t, s, pids, N);
+	test_vaddr_ctx(&c, t, s, pids, N);
 	r = damon_write_ctx(d, DAMON_SLOT_VADDR, &c) ?: damon_start(d, DAMON_SLOT_VADDR);
 	is_int(r, 0, "%d targets started", N);
 	vm_sleep_ms(2500);
@@ -305,7 +281,7 @@ static void crash_recovery(void)
 		struct damon_ctx c;
 		struct damon dd;
 
-		vaddr_ctx(&c, t, s, &w, 1);
+		test_vaddr_ctx(&c, t, s, &w, 1);
 		if (damon_open(&dd, VM_ADMIN, state_dir, NULL) || damon_acquire(&dd) ||
 		    damon_write_ctx(&dd, DAMON_SLOT_VADDR, &c) ||
 		    damon_start(&dd, DAMON_SLOT_VADDR))
