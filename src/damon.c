@@ -379,8 +379,15 @@ int damon_release(struct damon *d)
 		if (k < 0 && k != -ENOENT && r == 0)
 			r = k;
 	}
+	/* give the slots back so that the next start (or another tool) finds an empty tree;
+	 * every kdamond there is ours: acquire refused to share the tree */
+	if (r == 0)
+		r = wr(d, "kdamonds/nr_kdamonds", "0");
 	if (r == 0)
 		unlink(d->state_file);
+	else
+		log_errno(LOG_ERR, r, "releasing the kdamonds under %s (the record in %s stays)",
+			  d->root, d->state_file);
 	d->owned = false;
 	return r;
 }

@@ -175,7 +175,7 @@ void damon_close(struct damon *d);
  * nr_kdamonds while a foreign kdamond exists. Detects features. Returns 0 or -errno.
  */
 int damon_acquire(struct damon *d);
-/* damon_release: turn off every owned kdamond and remove the state file. */
+/* damon_release: turn off every owned kdamond, write nr_kdamonds 0 and remove the state file. */
 int damon_release(struct damon *d);
 
 /* damon_list: every kdamond in the tree (for errors and status). Returns the count or -errno. */

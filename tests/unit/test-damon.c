@@ -69,6 +69,10 @@ static void features(enum fake_abi abi)
 	is_int(d.feat.intervals_goal, abi == FAKE_ABI_72, "%s: intervals auto-tuning", a);
 	is_int(damon_release(&d), 0, "%s: release", a);
 	ok(access(d.state_file, F_OK) < 0, "%s: state file removed on release", a);
+	is_str(fake_get(f, "kdamonds/nr_kdamonds"), "0",
+	       "%s: the kdamonds are given back on release", a);
+	is_int(damon_acquire(&d), 0, "%s: a second acquire after release", a);
+	is_int(damon_release(&d), 0, "%s: and release", a);
 	damon_close(&d);
 	fake_free(f);
 }

@@ -384,7 +384,8 @@ static void paddr_rechecks(struct damon *d)
 	r = r ?: damon_start(d, DAMON_SLOT_PADDR);
 	is_int(r, 0, "paddr kdamond on");
 	fh0 = vm_majflt(ph);
-	for (int i = 0; i < 30 && r == 0; i++) {
+	/* DAMON paddr pageout takes a few seconds alone, much longer on a loaded host */
+	for (int i = 0; i < 120 && r == 0; i++) {
 		vm_sleep_ms(500);
 		sc = swap_kb(pc);
 		if (sc >= 64 * 1024 * 9 / 10 && i >= 10)
@@ -443,6 +444,14 @@ int main(void)
 	paddr_rechecks(&d);
 	is_int(damon_release(&d), 0, "release");
 	ok(access("/run/pageoutd-vmtest/damon.state", F_OK) < 0, "ownership record removed");
+	{
+		char nr0[16] = "";
+
+		read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/nr_kdamonds", nr0, sizeof(nr0));
+		is_str(str_strip(nr0), "0", "the kdamonds are given back: nr_kdamonds 0");
+	}
+	is_int(damon_acquire(&d), 0, "a restart acquires again");
+	is_int(damon_release(&d), 0, "and releases");
 	damon_close(&d);
 	foreign();
 	crash_recovery();
