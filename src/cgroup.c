@@ -246,8 +246,12 @@ int cgrp_pids(const struct cgrp_root *root, const char *path, bool recursive, pi
 	for (size_t i = 0; r > 0 && i < l.nr; i++) {
 		int k = pids_of(root, l.paths[i], &acc, &nacc);
 
-		/* a descendant that vanished mid-walk is normal; the base vanishing is ENOENT */
-		if (k < 0 && !(k == -ENOENT && i > 0))
+		/*
+		 * A descendant that vanished mid-walk is normal; the base vanishing is ENOENT. A
+		 * cgroup being removed can also answer ENODEV (kernfs: node deactivated; seen on
+		 * 7.2 with cgroups coming and going).
+		 */
+		if (k < 0 && !((k == -ENOENT || k == -ENODEV) && i > 0))
 			r = k;
 	}
 	cgrp_list_fini(&l);
