@@ -902,10 +902,9 @@ static int read_region(struct damon *d, const char *base, unsigned i, struct dam
 static int read_scheme_regions(struct damon *d, unsigned slot, unsigned s,
 			       struct damon_scheme_regions *out)
 {
-	char base[128], p[192];
-	int n, k;
-
 	_cleanup_free_ unsigned *idx = NULL;
+	char base[128];
+	int n, k;
 
 	mkpath(base, sizeof(base), "kdamonds/%u/contexts/0/schemes/%u/tried_regions", slot, s);
 	n = list_entries(d, base, &idx);
@@ -923,7 +922,6 @@ static int read_scheme_regions(struct damon *d, unsigned slot, unsigned s,
 		out->total_bytes += out->regions[out->nr].end - out->regions[out->nr].start;
 		out->nr++;
 	}
-	(void)p;
 	return 0;
 }
 
