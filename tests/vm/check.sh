@@ -15,6 +15,7 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- 6.12 7.2
 cache=${PAGEOUTD_VM_CACHE:-$s/tests/vm/cache}
 status=0 total=0 failed=0
+summary=$(mktemp)
 for k in "$@"; do
 	log=$(mktemp)
 	start=$(date +%s)
@@ -32,7 +33,16 @@ for k in "$@"; do
 	if [ "$rc" != 0 ] || [ "$nf" != 0 ] || [ "$n" = 0 ]; then
 		status=1
 	fi
+	# failures again at the end, with the diagnostics that follow them, so that the tail of
+	# a long CI log says what failed
+	awk -v k="$k" '/^not ok / { n = 4 } n > 0 { print "[" k "] " $0; n-- }' "$log" >>"$summary"
+	[ "$rc" = 0 ] || echo "[$k] guest exit $rc" >>"$summary"
 	rm -f "$log"
 done
+if [ -s "$summary" ]; then
+	echo "== check-vm failures:"
+	cat "$summary"
+fi
+rm -f "$summary"
 echo "== check-vm: $total checks on kernels $*, $failed failed"
 exit $status

@@ -324,10 +324,15 @@ static void madvise_ignores_references(void)
 	f0 = vm_majflt(w);
 	n = (long)syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_PAGEOUT, 0);
 	is_int(n, 32 * MIB, "process_madvise(MADV_PAGEOUT) on a hot 32 MiB area: all accepted");
-	vm_sleep_ms(1000);
-	f1 = vm_majflt(w);
+	/* the hot loop faults the pages back; a slow host needs longer than a fast one */
+	for (int i = 0; i < 100; i++) {
+		vm_sleep_ms(100);
+		f1 = vm_majflt(w);
+		if (f1 - f0 >= (long)(32 * MIB / 4096) * 9 / 10)
+			break;
+	}
 	printf("# hot area paged out by process_madvise: %ld major faults (%.0f%% of its pages) "
-	       "within 1 s\n",
+	       "after the call\n",
 	       f1 - f0, 100.0 * (double)(f1 - f0) / (32 * MIB / 4096));
 	ok(f1 - f0 >= (long)(32 * MIB / 4096) / 2,
 	   "references ignored: most hot pages were paged out and faulted back");
