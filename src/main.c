@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -19,9 +20,11 @@
 
 #include "pageoutd/cgroup.h"
 #include "pageoutd/config.h"
+#include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/loop.h"
 #include "pageoutd/util.h"
+#include "pageoutd/vaddr.h"
 
 struct opts {
 	const char *file;
@@ -40,6 +43,9 @@ struct daemon {
 	struct loop *loop;
 	int timer;
 	unsigned long cycles;
+	struct damon damon;
+	bool damon_open, damon_owned;
+	struct vaddr *vaddr;
 };
 
 static void notify(const char *state)
@@ -153,22 +159,88 @@ static struct cfg *load(const struct opts *o, bool to_stderr)
 	return cfg;
 }
 
-/* One decision cycle: what each policy matches right now. */
+static unsigned nr_engine(const struct cfg *cfg, enum cfg_engine e)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		n += cfg->policies[i].engine == e;
+	return n;
+}
+
+/*
+ * Take DAMON when a policy needs it. A kernel without DAMON, a foreign kdamond or a module
+ * holding DAMON is one clear error; the daemon keeps running and tries again each cycle (rate
+ * limited), so that an operator's fix takes effect without a restart.
+ */
+static int take_damon(struct daemon *d)
+{
+	const struct cfg *c = d->cfg;
+	int r;
+
+	if (d->damon_owned || !c->nr_policies)
+		return d->damon_owned ? 0 : -ENOENT;
+	if (!d->damon_open) {
+		if (mkdir(c->daemon.state_dir, 0700) < 0 && errno != EEXIST)
+			return log_errno(LOG_ERR, -errno, "state_dir %s", c->daemon.state_dir);
+		r = damon_open(&d->damon, c->damon.sysfs_root, c->daemon.state_dir, NULL);
+		if (r < 0)
+			return r;
+		d->damon_open = true;
+	}
+	r = damon_acquire(&d->damon);
+	if (r < 0)
+		return r;
+	d->damon_owned = true;
+	if (nr_engine(c, ENGINE_VADDR)) {
+		if (!d->damon.feat.ops_vaddr) {
+			log_err("DAMON here has no vaddr operations (CONFIG_DAMON_VADDR): the %u "
+				"vaddr policies are inactive",
+				nr_engine(c, ENGINE_VADDR));
+		} else {
+			r = vaddr_new(&d->vaddr, c, &d->damon, &d->cg);
+			if (r < 0)
+				return r;
+		}
+	}
+	if (nr_engine(c, ENGINE_PADDR))
+		log_warn("%u paddr policies: the paddr engine is not built yet; they are inactive",
+			 nr_engine(c, ENGINE_PADDR));
+	notify("STATUS=running: DAMON kdamonds owned");
+	return 0;
+}
+
+static void give_back_damon(struct daemon *d)
+{
+	vaddr_free(d->vaddr);
+	d->vaddr = NULL;
+	if (d->damon_owned)
+		damon_release(&d->damon);
+	if (d->damon_open)
+		damon_close(&d->damon);
+	d->damon_owned = d->damon_open = false;
+}
+
+/* One decision cycle. */
 static void cycle(struct daemon *d)
 {
-	for (unsigned i = 0; i < d->cfg->nr_policies; i++) {
-		const struct cfg_policy *p = &d->cfg->policies[i];
-		struct cgrp_list l = { 0 };
-		int n = cgrp_expand(&d->cg, p->cgroup, p->cgroup_is_glob, &l);
+	int r = take_damon(d);
 
-		if (n < 0)
-			log_rl(LOG_WARNING, "policy %s: expanding %s: %s", p->name, p->cgroup,
-			       strerror(-n));
-		else
-			log_debug("policy %s: %d cgroups match %s", p->name, n, p->cgroup);
-		cgrp_list_fini(&l);
-	}
 	d->cycles++;
+	if (r < 0 && r != -ENOENT) {
+		log_rl(LOG_WARNING,
+		       "policies inactive: DAMON is not available (%s); retrying "
+		       "each cycle",
+		       strerror(-r));
+		notify("STATUS=waiting for DAMON (see the log)");
+		return;
+	}
+	if (d->vaddr) {
+		r = vaddr_cycle(d->vaddr);
+		if (r < 0)
+			log_rl(LOG_WARNING, "vaddr cycle: %s", strerror(-r));
+		vaddr_log_summary(d->vaddr);
+	}
 }
 
 static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
@@ -191,6 +263,17 @@ static void reload(struct daemon *d)
 			d->cfg->nr_policies);
 		notify("READY=1\nSTATUS=reload failed, old configuration in force");
 		return;
+	}
+	if (d->vaddr && vaddr_set_config(d->vaddr, n) < 0) {
+		log_err("reload failed: out of memory; keeping the current configuration");
+		vaddr_set_config(d->vaddr, d->cfg);
+		cfg_free(n);
+		notify("READY=1\nSTATUS=reload failed, old configuration in force");
+		return;
+	}
+	if (!d->vaddr && d->damon_owned && nr_engine(n, ENGINE_VADDR)) {
+		/* the first vaddr policy: the engine starts with the new configuration */
+		give_back_damon(d);
 	}
 	cfg_free(d->cfg);
 	d->cfg = n;
@@ -231,6 +314,7 @@ static int run(struct daemon *d)
 	notify("READY=1\nSTATUS=running");
 	r = loop_run(d->loop);
 	notify("STOPPING=1");
+	give_back_damon(d);
 	if (r < 0)
 		return log_errno(LOG_ERR, r, "event loop"), 1;
 	return r;

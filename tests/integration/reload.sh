@@ -4,15 +4,19 @@
 . "$top_srcdir/tests/lib/common.sh"
 mktmp
 pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; }
-mkdir -p "$T/d" "$T/run" "$T/damon"
+admin=$("$top_builddir/tests/lib/faketree") || exit 1
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null
+	rm -rf "${admin%/fakesys/*}"
+}
+mkdir -p "$T/d" "$T/run"
 cat > "$T/main.conf" <<EOC
 [daemon]
 interval = 200ms
 socket = $T/run/sock
 state_dir = $T/run
 [damon]
-sysfs_root = $T/damon
+sysfs_root = $admin
 EOC
 printf '[policy]\ncgroup = /pageoutd-reload-test\n' > "$T/d/one.conf"
 "$PAGEOUTD" --foreground --log-level debug -c "$T/main.conf" -d "$T/d" 2> "$T/log" &
@@ -23,12 +27,14 @@ kill -HUP $pid
 wait_for "$T/log" "reload failed: keeping the current configuration (1 policies)"; ok $? "bad reload keeps the old configuration"
 grep -q "two.conf:2: cgroup: invalid value 'relative'" "$T/log"; ok $? "the error names file:line: key"
 kill -0 $pid; ok $? "daemon still running after a bad reload"
-wait_for "$T/log" "policy one: 0 cgroups match" 5; ok $? "old policy still evaluated"
+wait_for "$T/log" "policy one: 0 cgroups, 0 processes" 5; ok $? "old policy still evaluated"
 printf '[policy]\ncgroup = /pageoutd-reload-test2\n' > "$T/d/two.conf"
 kill -HUP $pid
 wait_for "$T/log" "reloaded configuration: 2 policies"; ok $? "good reload applies"
-wait_for "$T/log" "policy two: 0 cgroups match" 5; ok $? "new policy evaluated"
+wait_for "$T/log" "policy two: 0 cgroups, 0 processes" 5; ok $? "new policy evaluated"
 kill -TERM $pid; wait $pid; rc=$?; pid=
 ok $rc "SIGTERM exits 0"
 grep -q "received Terminated, exiting" "$T/log"; ok $? "exit logged"
+[ "$(cat "$admin/kdamonds/nr_kdamonds")" = 0 ]; ok $? "the kdamonds were given back (nr_kdamonds 0)"
+[ ! -e "$T/run/damon.state" ]; ok $? "the ownership record is removed"
 tap_end

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy: the decisions both engines share. A quota as a token bucket (SIZE per DURATION), the
+ * gates that pause a policy or one kind of memory (PSI above pressure_limit, free memory above
+ * min_free, free swap below swap_reserve, not frozen with frozen_only), and the refault
+ * controller: refaults per minute above max_refault_rate make the policy more conservative
+ * (a longer effective min_age and a smaller quota), a quiet cgroup relaxes it back. Pure: the
+ * caller passes what it read, so recorded inputs replay exactly in tests.
+ */
+#ifndef PAGEOUTD_POLICY_H
+#define PAGEOUTD_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pageoutd/config.h"
+
+/* Why a byte was not reclaimed. */
+enum skip_reason {
+	SKIP_YOUNG,	  /* cold, but younger than min_age */
+	SKIP_UNCONFIRMED, /* cold in this snapshot only: waits for the next */
+	SKIP_TURNED_HOT,  /* was a candidate, accessed since */
+	SKIP_VMA,	  /* not in a VMA of a selected kind (or a hole, or special) */
+	SKIP_LOCKED,	  /* mlocked, hugetlb or PFN-mapped VMA */
+	SKIP_QUOTA,
+	SKIP_PRESSURE,
+	SKIP_FREE_MEMORY, /* free memory above min_free */
+	SKIP_SWAP_RESERVE,
+	SKIP_NOT_FROZEN,
+	SKIP_VANISHED, /* the process exited between snapshot and apply */
+	SKIP_ERROR,    /* the kernel refused the range */
+	SKIP_MAX
+};
+
+const char *skip_reason_name(enum skip_reason r);
+
+/* What the caller observed this cycle, for one policy (all its cgroups together). */
+struct policy_input {
+	uint64_t now_us;
+	bool psi_known;
+	double psi_some_avg10;	      /* percent, the highest of the policy's cgroups */
+	uint64_t refault_pages;	      /* cumulative workingset_refault_anon + _file, summed */
+	bool refaults_known;	      /* false on kernels without workingset_refault_* */
+	uint64_t memory_bytes;	      /* summed memory.current */
+	uint64_t mem_total, mem_free; /* /proc/meminfo MemTotal, MemFree (bytes) */
+	uint64_t swap_total, swap_free;
+	bool frozen_known, all_frozen; /* frozen_only: every cgroup is frozen */
+	uint64_t page_size;
+};
+
+/* The controller's state and this cycle's verdict. */
+struct policy_state {
+	/* token bucket */
+	uint64_t tokens, last_refill_us;
+	bool bucket_started;
+	/* refault controller: effective min_age = min_age * age_factor, quota * quota_scale */
+	double age_factor, quota_scale;
+	uint64_t last_refaults, last_refault_us;
+	bool have_refaults;
+	double refault_rate; /* ppm of the cgroup's memory per minute, last measured */
+	/* verdict */
+	bool paused; /* nothing this cycle */
+	enum skip_reason paused_why;
+	bool anon_allowed, file_allowed;
+	uint64_t budget;     /* bytes this cycle may advise (UINT64_MAX: no quota) */
+	uint64_t min_age_us; /* effective */
+	unsigned backoffs, relaxes;
+};
+
+void policy_state_init(struct policy_state *s);
+/* policy_decide: update the controller with `in` and set the verdict in s. */
+void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
+		   struct policy_state *s);
+/* policy_consume: `bytes` were advised; take them from the bucket and the budget. */
+void policy_consume(struct policy_state *s, uint64_t bytes);
+
+/* policy_meminfo: MemTotal/MemFree/SwapTotal/SwapFree from /proc/meminfo text. */
+int policy_parse_meminfo(const char *buf, struct policy_input *in);
+
+#endif

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vaddr: the engine for `engine = vaddr` policies. Every process of every matched cgroup is a
+ * target of pageoutd's vaddr kdamond (one stat scheme per target, for exact attribution);
+ * targets come and go online through commit. Each cycle takes a snapshot, selects the regions
+ * that are cold enough and old enough, keeps only those that were candidates in the previous
+ * snapshot too (the kernel does not re-check references since 6.9), clips them to VMAs of the
+ * selected kinds (never locked, hugetlb, PFN or special mappings), orders them coldest and
+ * largest first within the quota, and advises them through the pidfd taken at registration.
+ */
+#ifndef PAGEOUTD_VADDR_H
+#define PAGEOUTD_VADDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/config.h"
+#include "pageoutd/damon.h"
+#include "pageoutd/madvise.h"
+#include "pageoutd/policy.h"
+
+/* A range of one process with what DAMON said of it. Lists are sorted and disjoint. */
+struct vrange {
+	uint64_t start, end;
+	uint32_t nr_accesses;
+	uint64_t age_us;
+};
+
+struct vrange_list {
+	size_t nr, cap;
+	struct vrange *r;
+};
+
+enum vma_class {
+	VMA_ANON,
+	VMA_FILE,
+	VMA_LOCKED,  /* VmFlags lo, ht, pf or io */
+	VMA_SPECIAL, /* [vdso], [vvar], [vsyscall], [uprobes], ... */
+};
+
+struct vma {
+	uint64_t start, end;
+	enum vma_class cls;
+};
+
+struct vma_list {
+	size_t nr, cap;
+	struct vma *v;
+};
+
+/* Pure helpers, exposed for tests. */
+int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
+		uint64_t age_us);
+void vrange_list_fini(struct vrange_list *l);
+uint64_t vrange_bytes(const struct vrange_list *l);
+/* out = a ∩ b (attributes from a); out = a − b. out must differ from a and b. */
+int vrange_intersect(const struct vrange_list *a, const struct vrange_list *b,
+		     struct vrange_list *out);
+int vrange_subtract(const struct vrange_list *a, const struct vrange_list *b,
+		    struct vrange_list *out);
+/* vma_parse_smaps: the VMAs of /proc/PID/smaps (or maps, without VmFlags) text. */
+int vma_parse_smaps(const char *buf, struct vma_list *ret);
+void vma_list_fini(struct vma_list *l);
+/*
+ * vrange_clip: the parts of `in` that lie inside VMAs whose class is in `kinds`
+ * (MEMORY_ANON/MEMORY_FILE bits), split at VMA boundaries, page aligned, into out; the bytes
+ * left out are added to skipped[SKIP_VMA], skipped[SKIP_LOCKED] or, for a kind the caller
+ * wants but may not take now (`blocked`), skipped[SKIP_SWAP_RESERVE].
+ */
+int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsigned kinds,
+		unsigned blocked, uint64_t page_size, struct vrange_list *out, uint64_t *skipped);
+
+struct vaddr_policy_stats {
+	uint64_t cycles, cgroups, procs;
+	uint64_t cold_bytes;		  /* candidates in the last snapshot */
+	uint64_t advised_bytes_total;	  /* completed by the kernel */
+	uint64_t skipped_total[SKIP_MAX]; /* bytes, by reason */
+	uint64_t errors_total[MADV_ERR_MAX];
+	uint64_t rss_drop_bytes_total;	 /* observed RSS drop of the advised processes */
+	uint64_t memcg_drop_bytes_total; /* observed anon+file drop of the cgroups */
+	uint64_t last_advised, last_rss_drop;
+};
+
+struct vaddr_stats {
+	uint64_t cycles, snapshots, snapshot_errors, commits, restarts;
+	uint64_t targets, unadvisable;
+	uint64_t snapshot_us_total;
+};
+
+struct vaddr;
+
+/* vaddr_new: the engine over an acquired damon. proc_root from the config. */
+int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
+	      const struct cgrp_root *cg);
+/* vaddr_set_config: a reloaded config; policies are matched by name, state kept. */
+int vaddr_set_config(struct vaddr *v, const struct cfg *cfg);
+/* vaddr_cycle: one decision cycle. Returns 0 or -errno (a DAMON error worth a log line). */
+int vaddr_cycle(struct vaddr *v);
+void vaddr_free(struct vaddr *v);
+
+/* For status and tests. */
+const struct vaddr_stats *vaddr_stats(const struct vaddr *v);
+const struct vaddr_policy_stats *vaddr_policy_stats(const struct vaddr *v, const char *policy);
+const struct policy_state *vaddr_policy_state(const struct vaddr *v, const char *policy);
+/* The effective reference semantics (REFSEM_IGNORE or REFSEM_RECHECK) after auto. */
+enum cfg_refsem vaddr_refsem(const struct vaddr *v);
+/* vaddr_refsem_of_release: what `auto` means for a kernel release string ("6.12.5-..."). */
+enum cfg_refsem vaddr_refsem_of_release(const char *release);
+/* vaddr_log_summary: one info line per vaddr policy with this cycle's figures. */
+void vaddr_log_summary(const struct vaddr *v);
+
+#endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * policy: quota bucket, gates and the refault controller shared by both engines. Like senpai
+ * and TMO, it treats refaults as the cost signal; unlike them it tunes how sure pageoutd must be
+ * (effective min_age) before it tunes how much it takes (quota).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pageoutd/policy.h"
+#include "pageoutd/util.h"
+
+#define AGE_FACTOR_MAX 16.0
+#define QUOTA_SCALE_MIN (1.0 / 16)
+#define REFAULT_WINDOW_US (10 * USEC_PER_SEC) /* shortest window a rate is measured over */
+
+const char *skip_reason_name(enum skip_reason r)
+{
+	static const char *const names[SKIP_MAX] = {
+		"young",    "unconfirmed", "turned_hot",   "vma",	 "locked",   "quota",
+		"pressure", "free_memory", "swap_reserve", "not_frozen", "vanished", "error",
+	};
+
+	return r < SKIP_MAX ? names[r] : "unknown";
+}
+
+void policy_state_init(struct policy_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->age_factor = 1.0;
+	s->quota_scale = 1.0;
+}
+
+static void refill(const struct cfg_policy *p, const struct policy_input *in,
+		   struct policy_state *s)
+{
+	uint64_t cap, dt, add;
+
+	if (!p->quota_interval_us) {
+		s->budget = UINT64_MAX;
+		return;
+	}
+	cap = (uint64_t)((double)p->quota_bytes * s->quota_scale);
+	if (!s->bucket_started) {
+		s->bucket_started = true;
+		s->tokens = cap;
+		s->last_refill_us = in->now_us;
+	}
+	dt = in->now_us - s->last_refill_us;
+	add = (uint64_t)((double)p->quota_bytes * s->quota_scale * (double)dt /
+			 (double)p->quota_interval_us);
+	s->tokens = s->tokens + add > cap ? cap : s->tokens + add;
+	s->last_refill_us = in->now_us;
+	s->budget = s->tokens;
+}
+
+/* Refaults per minute in ppm of the memory; back off above the limit, relax below half. */
+static void control(const struct cfg_policy *p, const struct policy_input *in,
+		    struct policy_state *s)
+{
+	uint64_t dt;
+	double bytes;
+
+	if (!in->refaults_known || !p->max_refault_rate)
+		return;
+	if (!s->have_refaults || in->refault_pages < s->last_refaults) {
+		s->have_refaults = true;
+		s->last_refaults = in->refault_pages;
+		s->last_refault_us = in->now_us;
+		return;
+	}
+	dt = in->now_us - s->last_refault_us;
+	if (dt < REFAULT_WINDOW_US)
+		return;
+	bytes = (double)(in->refault_pages - s->last_refaults) * (double)in->page_size;
+	s->refault_rate =
+		in->memory_bytes ? bytes * 60e6 / (double)dt / (double)in->memory_bytes * 1e6 : 0;
+	s->last_refaults = in->refault_pages;
+	s->last_refault_us = in->now_us;
+	if (s->refault_rate > p->max_refault_rate) {
+		s->age_factor =
+			s->age_factor * 2 > AGE_FACTOR_MAX ? AGE_FACTOR_MAX : s->age_factor * 2;
+		s->quota_scale =
+			s->quota_scale / 2 < QUOTA_SCALE_MIN ? QUOTA_SCALE_MIN : s->quota_scale / 2;
+		s->backoffs++;
+	} else if (s->refault_rate < p->max_refault_rate / 2.0 &&
+		   (s->age_factor > 1.0 || s->quota_scale < 1.0)) {
+		s->age_factor = s->age_factor / 1.25 < 1.0 ? 1.0 : s->age_factor / 1.25;
+		s->quota_scale = s->quota_scale * 1.25 > 1.0 ? 1.0 : s->quota_scale * 1.25;
+		s->relaxes++;
+	}
+}
+
+void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
+		   struct policy_state *s)
+{
+	control(p, in, s);
+	refill(p, in, s);
+	s->min_age_us = (uint64_t)((double)p->min_age_us * s->age_factor);
+	s->paused = false;
+	s->anon_allowed = (p->memory & MEMORY_ANON) != 0;
+	s->file_allowed = (p->memory & MEMORY_FILE) != 0;
+	/* unknown PSI (cgroup v1, no PSI): the gate cannot close; refaults still steer */
+	if (in->psi_known && in->psi_some_avg10 * 10000.0 > (double)p->pressure_limit) {
+		s->paused = true;
+		s->paused_why = SKIP_PRESSURE;
+	} else if (p->min_free && in->mem_total &&
+		   (double)in->mem_free / (double)in->mem_total * PPM_ONE >= p->min_free) {
+		s->paused = true;
+		s->paused_why = SKIP_FREE_MEMORY;
+	} else if (p->frozen_only && (!in->frozen_known || !in->all_frozen)) {
+		s->paused = true;
+		s->paused_why = SKIP_NOT_FROZEN;
+	}
+	/* anonymous pageout needs free swap: without it the kernel puts the folios back */
+	if (!in->swap_total ||
+	    (double)in->swap_free / (double)in->swap_total * PPM_ONE < p->swap_reserve)
+		s->anon_allowed = false;
+}
+
+void policy_consume(struct policy_state *s, uint64_t bytes)
+{
+	if (s->budget != UINT64_MAX)
+		s->budget = bytes > s->budget ? 0 : s->budget - bytes;
+	s->tokens = bytes > s->tokens ? 0 : s->tokens - bytes;
+}
+
+int policy_parse_meminfo(const char *buf, struct policy_input *in)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "MemTotal:", offsetof(struct policy_input, mem_total) },
+		{ "MemFree:", offsetof(struct policy_input, mem_free) },
+		{ "SwapTotal:", offsetof(struct policy_input, swap_total) },
+		{ "SwapFree:", offsetof(struct policy_input, swap_free) },
+	};
+	unsigned found = 0;
+
+	for (const char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		for (unsigned k = 0; k < ARRAY_SIZE(keys); k++) {
+			size_t n = strlen(keys[k].key);
+			unsigned long long v;
+
+			if (!strncmp(l, keys[k].key, n) && sscanf(l + n, "%llu", &v) == 1) {
+				*(uint64_t *)((char *)in + keys[k].off) = (uint64_t)v * 1024;
+				found |= 1u << k;
+			}
+		}
+	}
+	return (found & 3) == 3 ? 0 : -EINVAL;
+}

@@ -1,0 +1,1147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vaddr: per-process cold ranges from DAMON, re-validated, applied with pidfd + batched
+ * process_madvise(MADV_PAGEOUT). Since Linux 6.9 the kernel pages out what it is told even if
+ * it was touched a moment ago [K612 mm/madvise.c madvise_cold_or_pageout_pte_range, no
+ * pageout re-check], so a range is advised only when it was a candidate in two consecutive
+ * snapshots, is at least min_age old by pageoutd's own clock, and still lies in an eligible
+ * VMA of the process behind the pidfd held since registration.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+#include "pageoutd/vaddr.h"
+
+#define PF_KTHREAD 0x00200000u
+#define SWAP_LISTS(a, b)                                                                           \
+	do {                                                                                       \
+		struct vrange_list _t = (a);                                                       \
+		(a) = (b);                                                                         \
+		(b) = _t;                                                                          \
+	} while (0)
+
+/* ---- range lists ---- */
+
+int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
+		uint64_t age_us)
+{
+	if (start >= end)
+		return 0;
+	if (l->nr && l->r[l->nr - 1].end == start && l->r[l->nr - 1].nr_accesses == nr_accesses &&
+	    l->r[l->nr - 1].age_us == age_us) {
+		l->r[l->nr - 1].end = end;
+		return 0;
+	}
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct vrange *n = reallocarray(l->r, cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->r = n;
+		l->cap = cap;
+	}
+	l->r[l->nr++] = (struct vrange){ start, end, nr_accesses, age_us };
+	return 0;
+}
+
+void vrange_list_fini(struct vrange_list *l)
+{
+	free(l->r);
+	memset(l, 0, sizeof(*l));
+}
+
+uint64_t vrange_bytes(const struct vrange_list *l)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		s += l->r[i].end - l->r[i].start;
+	return s;
+}
+
+int vrange_intersect(const struct vrange_list *a, const struct vrange_list *b,
+		     struct vrange_list *out)
+{
+	size_t i = 0, j = 0;
+
+	out->nr = 0;
+	while (i < a->nr && j < b->nr) {
+		uint64_t s = a->r[i].start > b->r[j].start ? a->r[i].start : b->r[j].start;
+		uint64_t e = a->r[i].end < b->r[j].end ? a->r[i].end : b->r[j].end;
+
+		if (s < e && vrange_push(out, s, e, a->r[i].nr_accesses, a->r[i].age_us) < 0)
+			return -ENOMEM;
+		if (a->r[i].end < b->r[j].end)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+int vrange_subtract(const struct vrange_list *a, const struct vrange_list *b,
+		    struct vrange_list *out)
+{
+	size_t j = 0;
+
+	out->nr = 0;
+	for (size_t i = 0; i < a->nr; i++) {
+		uint64_t s = a->r[i].start;
+
+		while (j < b->nr && b->r[j].end <= s)
+			j++;
+		for (size_t k = j; k < b->nr && b->r[k].start < a->r[i].end; k++) {
+			if (b->r[k].start > s &&
+			    vrange_push(out, s, b->r[k].start, a->r[i].nr_accesses,
+					a->r[i].age_us) < 0)
+				return -ENOMEM;
+			if (b->r[k].end > s)
+				s = b->r[k].end;
+		}
+		if (s < a->r[i].end &&
+		    vrange_push(out, s, a->r[i].end, a->r[i].nr_accesses, a->r[i].age_us) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- VMAs ---- */
+
+void vma_list_fini(struct vma_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool flags_locked(const char *flags)
+{
+	/* VmFlags: two-letter words; lo locked, ht hugetlb, pf PFN map, io I/O mapping */
+	for (const char *p = flags; *p;) {
+		while (*p == ' ')
+			p++;
+		if (!p[0] || !p[1])
+			break;
+		if ((p[0] == 'l' && p[1] == 'o') || (p[0] == 'h' && p[1] == 't') ||
+		    (p[0] == 'p' && p[1] == 'f') || (p[0] == 'i' && p[1] == 'o'))
+			return true;
+		p += 2;
+	}
+	return false;
+}
+
+int vma_parse_smaps(const char *buf, struct vma_list *ret)
+{
+	ret->nr = 0;
+	for (const char *l = buf; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		unsigned long long s, e, ino;
+		char perms[8], path[256] = "";
+		int n = 0;
+
+		if (sscanf(l, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms, &ino, &n) == 4) {
+			struct vma *v;
+
+			if (ret->nr == ret->cap) {
+				size_t cap = ret->cap ? ret->cap * 2 : 64;
+				struct vma *nv = reallocarray(ret->v, cap, sizeof(*nv));
+
+				if (!nv)
+					return -ENOMEM;
+				ret->v = nv;
+				ret->cap = cap;
+			}
+			sscanf(l + n, "%255[^\n]", path);
+			v = &ret->v[ret->nr++];
+			v->start = s;
+			v->end = e;
+			if (path[0] == '/')
+				v->cls = VMA_FILE;
+			else if (path[0] == '[' && strncmp(path, "[heap]", 6) &&
+				 strncmp(path, "[stack", 6) && strncmp(path, "[anon:", 6))
+				v->cls = VMA_SPECIAL;
+			else
+				v->cls = VMA_ANON;
+		} else if (!strncmp(l, "VmFlags:", 8) && ret->nr) {
+			char flags[256] = "";
+
+			sscanf(l + 8, "%255[^\n]", flags);
+			if (flags_locked(flags))
+				ret->v[ret->nr - 1].cls = VMA_LOCKED;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsigned kinds,
+		unsigned blocked, uint64_t page_size, struct vrange_list *out, uint64_t *skipped)
+{
+	size_t j = 0;
+
+	out->nr = 0;
+	for (size_t i = 0; i < in->nr; i++) {
+		const struct vrange *r = &in->r[i];
+		uint64_t covered = 0;
+
+		while (j < vmas->nr && vmas->v[j].end <= r->start)
+			j++;
+		for (size_t k = j; k < vmas->nr && vmas->v[k].start < r->end; k++) {
+			const struct vma *v = &vmas->v[k];
+			uint64_t s = v->start > r->start ? v->start : r->start;
+			uint64_t e = v->end < r->end ? v->end : r->end;
+			unsigned kind = v->cls == VMA_ANON   ? MEMORY_ANON
+					: v->cls == VMA_FILE ? MEMORY_FILE
+							     : 0;
+
+			s = (s + page_size - 1) & ~(page_size - 1);
+			e &= ~(page_size - 1);
+			if (s >= e)
+				continue;
+			covered += e - s;
+			if (v->cls == VMA_LOCKED)
+				skipped[SKIP_LOCKED] += e - s;
+			else if (!kind || !(kinds & kind))
+				skipped[SKIP_VMA] += e - s;
+			else if (blocked & kind)
+				skipped[SKIP_SWAP_RESERVE] += e - s;
+			else if (vrange_push(out, s, e, r->nr_accesses, r->age_us) < 0)
+				return -ENOMEM;
+		}
+		/* holes and unmapped parts: the kernel would stop the batch there */
+		skipped[SKIP_VMA] += (r->end - r->start) - covered;
+	}
+	return 0;
+}
+
+/* ---- the engine ---- */
+
+struct vtarget {
+	pid_t pid;
+	int pidfd, procfd;
+	unsigned policy;
+	uint64_t since_us; /* monitored at its current DAMON index since */
+	bool dead;
+	struct vrange_list prev;    /* candidates of the previous snapshot */
+	struct vrange_list advised; /* advised and cold ever since */
+};
+
+struct vpolicy {
+	char name[CFG_NAME_MAX];
+	const struct cfg_policy *cfg;
+	struct policy_state st;
+	struct vaddr_policy_stats s;
+	struct policy_input in;
+	struct cgrp_list cgroups;
+	bool active; /* in the current config */
+};
+
+/* a process that cannot be advised: reported once, skipped while it lives */
+struct vskip {
+	pid_t pid;
+	int pidfd;
+};
+
+struct vaddr {
+	const struct cfg *cfg;
+	struct damon *d;
+	const struct cgrp_root *cg;
+	int procfd;
+	pid_t self;
+	uint64_t page_size;
+	enum cfg_refsem refsem;
+	struct vtarget *t;
+	size_t nt, cap;
+	struct vpolicy *pol;
+	size_t npol;
+	struct vskip *skip;
+	size_t nskip;
+	bool running, dirty, feature_warned;
+	struct vaddr_stats s;
+};
+
+enum cfg_refsem vaddr_refsem_of_release(const char *release)
+{
+	unsigned maj = 0, min = 0;
+
+	if (sscanf(release, "%u.%u", &maj, &min) != 2)
+		return REFSEM_IGNORE; /* unknown: assume the stricter semantics */
+	return maj > 6 || (maj == 6 && min >= 9) ? REFSEM_IGNORE : REFSEM_RECHECK;
+}
+
+enum cfg_refsem vaddr_refsem(const struct vaddr *v)
+{
+	return v->refsem;
+}
+
+const struct vaddr_stats *vaddr_stats(const struct vaddr *v)
+{
+	return &v->s;
+}
+
+static struct vpolicy *find_policy(const struct vaddr *v, const char *name)
+{
+	for (size_t i = 0; i < v->npol; i++)
+		if (v->pol[i].active && !strcmp(v->pol[i].name, name))
+			return &v->pol[i];
+	return NULL;
+}
+
+const struct vaddr_policy_stats *vaddr_policy_stats(const struct vaddr *v, const char *policy)
+{
+	struct vpolicy *p = find_policy(v, policy);
+
+	return p ? &p->s : NULL;
+}
+
+const struct policy_state *vaddr_policy_state(const struct vaddr *v, const char *policy)
+{
+	struct vpolicy *p = find_policy(v, policy);
+
+	return p ? &p->st : NULL;
+}
+
+int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
+{
+	v->cfg = cfg;
+	for (size_t i = 0; i < v->npol; i++)
+		v->pol[i].active = false;
+	for (unsigned i = 0; i < cfg->nr_policies; i++) {
+		const struct cfg_policy *p = &cfg->policies[i];
+		struct vpolicy *vp = NULL;
+
+		if (p->engine != ENGINE_VADDR)
+			continue;
+		for (size_t k = 0; k < v->npol; k++)
+			if (!strcmp(v->pol[k].name, p->name))
+				vp = &v->pol[k];
+		if (!vp) {
+			struct vpolicy *n = reallocarray(v->pol, v->npol + 1, sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			v->pol = n;
+			vp = &v->pol[v->npol++];
+			memset(vp, 0, sizeof(*vp));
+			str_copy(vp->name, sizeof(vp->name), p->name);
+			policy_state_init(&vp->st);
+		}
+		vp->cfg = p;
+		vp->active = true;
+	}
+	/* targets of a policy that went away are dropped at the next cycle */
+	for (size_t i = 0; i < v->nt; i++)
+		if (v->t[i].policy >= v->npol || !v->pol[v->t[i].policy].active)
+			v->t[i].dead = true;
+	v->dirty = true;
+	return 0;
+}
+
+int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
+	      const struct cgrp_root *cg)
+{
+	struct vaddr *v = calloc(1, sizeof(*v));
+	struct utsname u;
+	int r;
+
+	if (!v)
+		return -ENOMEM;
+	v->d = d;
+	v->cg = cg;
+	v->self = getpid();
+	v->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	v->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v->procfd < 0) {
+		r = -errno;
+		log_errno(LOG_ERR, r, "cannot open %s", cfg->daemon.proc_root);
+		free(v);
+		return r;
+	}
+	v->refsem = cfg->daemon.reference_semantics;
+	if (v->refsem == REFSEM_AUTO)
+		v->refsem = uname(&u) == 0 ? vaddr_refsem_of_release(u.release) : REFSEM_IGNORE;
+	r = vaddr_set_config(v, cfg);
+	if (r < 0) {
+		vaddr_free(v);
+		return r;
+	}
+	log_notice("vaddr: MADV_PAGEOUT %s page references on this kernel%s: %s",
+		   v->refsem == REFSEM_IGNORE ? "ignores" : "re-checks",
+		   cfg->daemon.reference_semantics == REFSEM_AUTO ? " (auto)" : " (configured)",
+		   v->refsem == REFSEM_IGNORE
+			   ? "a range is advised only after two consecutive cold snapshots"
+			   : "one cold snapshot is enough, the kernel has the last word");
+	*ret = v;
+	return 0;
+}
+
+static void target_close(struct vtarget *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	if (t->procfd >= 0)
+		close(t->procfd);
+	t->pidfd = t->procfd = -1;
+	vrange_list_fini(&t->prev);
+	vrange_list_fini(&t->advised);
+}
+
+void vaddr_free(struct vaddr *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->nt; i++)
+		target_close(&v->t[i]);
+	for (size_t i = 0; i < v->nskip; i++)
+		close(v->skip[i].pidfd);
+	for (size_t i = 0; i < v->npol; i++)
+		cgrp_list_fini(&v->pol[i].cgroups);
+	free(v->skip);
+	free(v->t);
+	free(v->pol);
+	if (v->procfd >= 0)
+		close(v->procfd);
+	free(v);
+}
+
+static ssize_t read_at(int dirfd, const char *name, char **buf)
+{
+	size_t cap = 16384, len = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	char *b = NULL;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap || !b) {
+			char *nb = realloc(b, cap *= 2);
+
+			if (!nb) {
+				free(b);
+				close(fd);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		n = read(fd, b + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			free(b);
+			close(fd);
+			return e == -ESRCH ? -ESRCH : e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	b[len] = '\0';
+	*buf = b;
+	return (ssize_t)len;
+}
+
+/* RSS in bytes from the statm of the process behind procfd, or 0. */
+static uint64_t rss_of(const struct vaddr *v, int procfd)
+{
+	char buf[128] = "";
+	unsigned long long size, res;
+
+	if (read_file_at(procfd, "statm", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llu", &size, &res) != 2)
+		return 0;
+	return (uint64_t)res * v->page_size;
+}
+
+static bool is_skipped(const struct vaddr *v, pid_t pid)
+{
+	for (size_t i = 0; i < v->nskip; i++)
+		if (v->skip[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void skip_pid(struct vaddr *v, pid_t pid, int pidfd)
+{
+	struct vskip *n = reallocarray(v->skip, v->nskip + 1, sizeof(*n));
+
+	if (!n) {
+		close(pidfd);
+		return;
+	}
+	v->skip = n;
+	v->skip[v->nskip++] = (struct vskip){ pid, pidfd };
+	v->s.unadvisable++;
+}
+
+/*
+ * register: pidfd first, then the /proc/PID directory, then check the pidfd's process is
+ * still alive: the directory was then opened while the pid was still that process's.
+ */
+static int target_add(struct vaddr *v, pid_t pid, unsigned policy)
+{
+	char name[32], stat[1024] = "";
+	int pidfd, procfd, r;
+	unsigned long flags = 0;
+	char *p;
+	struct vtarget *t;
+
+	pidfd = madv_pidfd_open(pid);
+	if (pidfd < 0)
+		return pidfd;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	procfd = openat(v->procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0 || madv_pidfd_alive(pidfd) < 0) {
+		if (procfd >= 0)
+			close(procfd);
+		close(pidfd);
+		return -ESRCH;
+	}
+	/* kernel threads have no user memory to advise: /proc/PID/stat flags has PF_KTHREAD */
+	if (read_file_at(procfd, "stat", stat, sizeof(stat)) > 0 && (p = strrchr(stat, ')')) &&
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 && (flags & PF_KTHREAD)) {
+		log_info("vaddr: policy %s: pid %d is a kernel thread; skipped",
+			 v->pol[policy].name, (int)pid);
+		close(procfd);
+		skip_pid(v, pid, pidfd);
+		return -EPERM;
+	}
+	r = madv_probe(pidfd, MADV_PAGEOUT);
+	if (r == -EPERM || r == -EACCES) {
+		log_warn("vaddr: policy %s: pid %d cannot be advised (%s: %s); skipped while it "
+			 "lives",
+			 v->pol[policy].name, (int)pid, r == -EPERM ? "EPERM" : "EACCES",
+			 r == -EPERM ? "CAP_SYS_NICE is missing" : "ptrace read access denied");
+		close(procfd);
+		skip_pid(v, pid, pidfd);
+		return r;
+	}
+	if (r == -ESRCH) {
+		close(procfd);
+		close(pidfd);
+		return r;
+	}
+	if (v->nt == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		struct vtarget *n = reallocarray(v->t, cap, sizeof(*n));
+
+		if (!n) {
+			close(procfd);
+			close(pidfd);
+			return -ENOMEM;
+		}
+		v->t = n;
+		v->cap = cap;
+	}
+	t = &v->t[v->nt++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->pidfd = pidfd;
+	t->procfd = procfd;
+	t->policy = policy;
+	t->since_us = now_usec();
+	v->dirty = true;
+	log_debug("vaddr: policy %s: target pid %d", v->pol[policy].name, (int)pid);
+	return 0;
+}
+
+/* Drop dead targets: the last one moves into the hole so only it changes DAMON index. */
+static void targets_compact(struct vaddr *v)
+{
+	for (size_t i = 0; i < v->nt;) {
+		if (!v->t[i].dead) {
+			i++;
+			continue;
+		}
+		target_close(&v->t[i]);
+		if (i != v->nt - 1) {
+			v->t[i] = v->t[v->nt - 1];
+			/* its regions carry another process's history until DAMON updates them */
+			v->t[i].since_us = now_usec();
+			v->t[i].prev.nr = 0;
+		}
+		v->nt--;
+		v->dirty = true;
+	}
+	for (size_t i = 0; i < v->nskip;) {
+		if (madv_pidfd_alive(v->skip[i].pidfd) < 0) {
+			close(v->skip[i].pidfd);
+			v->skip[i] = v->skip[--v->nskip];
+		} else {
+			i++;
+		}
+	}
+}
+
+/* The pids each policy matches now; targets added, and removed when gone or moved out. */
+static void sync_targets(struct vaddr *v)
+{
+	pid_t *all = NULL;
+	unsigned *owner = NULL;
+	size_t nall = 0;
+
+	for (size_t i = 0; i < v->nt; i++)
+		if (madv_pidfd_alive(v->t[i].pidfd) < 0)
+			v->t[i].dead = true;
+	for (size_t pi = 0; pi < v->npol; pi++) {
+		struct vpolicy *vp = &v->pol[pi];
+
+		cgrp_list_fini(&vp->cgroups);
+		if (!vp->active)
+			continue;
+		if (cgrp_expand(v->cg, vp->cfg->cgroup, vp->cfg->cgroup_is_glob, &vp->cgroups) < 0)
+			continue;
+		vp->s.cgroups = vp->cgroups.nr;
+		for (size_t c = 0; c < vp->cgroups.nr; c++) {
+			pid_t *pids = NULL;
+			int n = cgrp_pids(v->cg, vp->cgroups.paths[c], true, &pids);
+
+			for (int k = 0; k < n; k++) {
+				pid_t *na = reallocarray(all, nall + 1, sizeof(*na));
+				unsigned *no = reallocarray(owner, nall + 1, sizeof(*no));
+
+				if (na)
+					all = na;
+				if (no)
+					owner = no;
+				if (!na || !no)
+					break;
+				all[nall] = pids[k];
+				owner[nall++] = (unsigned)pi;
+			}
+			free(pids);
+		}
+	}
+	/* a target whose process left every matched cgroup is dropped */
+	for (size_t i = 0; i < v->nt; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < nall && !found; k++)
+			found = all[k] == v->t[i].pid && owner[k] == v->t[i].policy;
+		if (!found)
+			v->t[i].dead = true;
+	}
+	targets_compact(v);
+	for (size_t k = 0; k < nall; k++) {
+		bool known = all[k] == v->self || is_skipped(v, all[k]);
+
+		for (size_t i = 0; i < v->nt && !known; i++)
+			known = v->t[i].pid == all[k];
+		/* the first policy that matches a process owns it */
+		for (size_t j = 0; j < k && !known; j++)
+			known = all[j] == all[k];
+		if (!known)
+			target_add(v, all[k], owner[k]);
+	}
+	for (size_t pi = 0; pi < v->npol; pi++)
+		v->pol[pi].s.procs = 0;
+	for (size_t i = 0; i < v->nt; i++)
+		v->pol[v->t[i].policy].s.procs++;
+	v->s.targets = v->nt;
+	free(all);
+	free(owner);
+}
+
+/* Write the context (one stat scheme per target) and start or commit it. */
+static int sync_damon(struct vaddr *v)
+{
+	struct damon_target *t;
+	struct damon_scheme *s;
+	struct damon_ctx c = { 0 };
+	int r;
+
+	if (!v->dirty && (v->running || !v->nt))
+		return 0;
+	if (!v->nt) {
+		if (v->running)
+			damon_stop(v->d, DAMON_SLOT_VADDR);
+		v->running = false;
+		v->dirty = false;
+		return 0;
+	}
+	if (v->nt > 1 && !v->d->feat.filter_target) {
+		if (!v->feature_warned)
+			log_err("vaddr: this kernel's DAMON has no target filters (Linux 6.6+): "
+				"regions cannot be attributed to processes; vaddr policies are "
+				"inactive");
+		v->feature_warned = true;
+		return -EOPNOTSUPP;
+	}
+	t = calloc(v->nt, sizeof(*t));
+	s = calloc(v->nt, sizeof(*s));
+	if (!t || !s) {
+		free(t);
+		free(s);
+		return -ENOMEM;
+	}
+	str_copy(c.ops, sizeof(c.ops), "vaddr");
+	c.sample_us = v->cfg->damon.sample_us;
+	c.aggr_us = v->cfg->damon.aggr_us;
+	c.update_us = v->cfg->damon.update_us;
+	c.min_regions = v->cfg->damon.min_regions;
+	c.max_regions = v->cfg->damon.max_regions;
+	for (size_t i = 0; i < v->nt; i++) {
+		t[i].pid = v->t[i].pid;
+		str_copy(s[i].action, sizeof(s[i].action), "stat");
+		damon_pattern_all(&s[i].pattern);
+		if (v->nt > 1) {
+			s[i].nr_filters = 1;
+			s[i].filters[0].type = DAMON_FILTER_TARGET;
+			s[i].filters[0].target_idx = (unsigned)i;
+			s[i].filters[0].matching = false; /* filter out every other target */
+		}
+	}
+	c.nr_targets = c.nr_schemes = (unsigned)v->nt;
+	c.targets = t;
+	c.schemes = s;
+	r = damon_write_ctx(v->d, DAMON_SLOT_VADDR, &c);
+	if (r == 0) {
+		if (v->running) {
+			r = damon_commit(v->d, DAMON_SLOT_VADDR);
+			v->s.commits++;
+		}
+		if (!v->running || r == -EINVAL || r == -ECANCELED) {
+			r = damon_start(v->d, DAMON_SLOT_VADDR);
+			if (r == 0) {
+				v->s.restarts++;
+				for (size_t i = 0; i < v->nt; i++) {
+					v->t[i].since_us = now_usec();
+					v->t[i].prev.nr = 0;
+				}
+			}
+		}
+	}
+	free(t);
+	free(s);
+	if (r == -ESRCH || r == -EINVAL) {
+		/* a target exited between the check and the write: the next cycle drops it */
+		log_rl(LOG_INFO, "vaddr: DAMON refused the targets (%s); retrying next cycle",
+		       strerror(-r));
+		return r;
+	}
+	if (r < 0)
+		return log_errno(LOG_ERR, r, "vaddr: DAMON context");
+	v->running = true;
+	v->dirty = false;
+	return 0;
+}
+
+static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy_input *sys)
+{
+	struct policy_input *in = &vp->in;
+	bool any_frozen_unknown = false, all_frozen = true;
+
+	*in = *sys;
+	in->refaults_known = false;
+	for (size_t c = 0; c < vp->cgroups.nr; c++) {
+		const char *cg = vp->cgroups.paths[c];
+		struct cgrp_memstat ms;
+		struct cgrp_psi psi;
+		uint64_t cur;
+		int f;
+
+		if (cgrp_memstat(v->cg, cg, &ms) == 0 && ms.refault_anon != CGRP_UNKNOWN) {
+			in->refaults_known = true;
+			in->refault_pages +=
+				ms.refault_anon +
+				(ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+		}
+		if (cgrp_pressure(v->cg, cg, &psi) == 0 && psi.known) {
+			in->psi_known = true;
+			if (psi.some_avg10 > in->psi_some_avg10)
+				in->psi_some_avg10 = psi.some_avg10;
+		}
+		if (cgrp_current(v->cg, cg, &cur) == 0)
+			in->memory_bytes += cur;
+		f = cgrp_frozen(v->cg, cg);
+		if (f < 0)
+			any_frozen_unknown = true;
+		else if (f == 0)
+			all_frozen = false;
+	}
+	in->frozen_known = !any_frozen_unknown && vp->cgroups.nr;
+	in->all_frozen = all_frozen;
+}
+
+static uint64_t memcg_resident(const struct vaddr *v, const struct vpolicy *vp)
+{
+	uint64_t sum = 0;
+
+	for (size_t c = 0; c < vp->cgroups.nr; c++) {
+		struct cgrp_memstat ms;
+
+		if (cgrp_memstat(v->cg, vp->cgroups.paths[c], &ms) == 0)
+			sum += ms.anon + ms.file;
+	}
+	return sum;
+}
+
+/* One piece of work: a clipped range of target t. */
+struct vwork {
+	size_t target;
+	struct vrange r;
+};
+
+static int cmp_work_cold(const void *a, const void *b)
+{
+	const struct vwork *x = a, *y = b;
+	uint64_t sx = x->r.end - x->r.start, sy = y->r.end - y->r.start;
+
+	if (x->r.nr_accesses != y->r.nr_accesses)
+		return x->r.nr_accesses < y->r.nr_accesses ? -1 : 1;
+	if (x->r.age_us != y->r.age_us)
+		return x->r.age_us > y->r.age_us ? -1 : 1;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return 0;
+}
+
+static int cmp_vrange(const void *a, const void *b)
+{
+	const struct vrange *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_work_addr(const void *a, const void *b)
+{
+	const struct vwork *x = a, *y = b;
+
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return (x->r.start > y->r.start) - (x->r.start < y->r.start);
+}
+
+/*
+ * Selection for target t from its regions in this snapshot: candidates now; confirmed ones
+ * (candidates in the previous snapshot too, unless the kernel re-checks); not yet advised.
+ * Skip counters get the bytes that are cold but not taken, by reason.
+ */
+static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
+			 const struct damon_scheme_regions *sr, uint64_t now,
+			 struct vrange_list *todo)
+{
+	const struct cfg_policy *p = vp->cfg;
+	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
+	uint64_t max_acc = (uint64_t)p->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
+	uint64_t monitored = now - t->since_us;
+	struct vrange_list cur = { 0 }, tmp = { 0 }, confirmed = { 0 };
+	int r = 0;
+
+	for (unsigned i = 0; sr && i < sr->nr; i++) {
+		const struct damon_region *g = &sr->regions[i];
+		uint64_t age = (uint64_t)g->age * aggr;
+
+		if (g->nr_accesses > max_acc)
+			continue;
+		/* never older than pageoutd has watched this process at this index */
+		if (age > monitored)
+			age = monitored;
+		if (age < vp->st.min_age_us) {
+			vp->s.skipped_total[SKIP_YOUNG] += g->end - g->start;
+			continue;
+		}
+		if (vrange_push(&cur, g->start, g->end, g->nr_accesses, age) < 0)
+			goto nomem;
+	}
+	vp->s.cold_bytes += vrange_bytes(&cur);
+	/* advised ranges stay "done" only while they stay candidates */
+	if (vrange_intersect(&t->advised, &cur, &tmp) < 0)
+		goto nomem;
+	SWAP_LISTS(t->advised, tmp);
+	if (v->refsem == REFSEM_IGNORE) {
+		if (vrange_intersect(&cur, &t->prev, &confirmed) < 0 ||
+		    vrange_subtract(&t->prev, &cur, &tmp) < 0)
+			goto nomem;
+		vp->s.skipped_total[SKIP_TURNED_HOT] += vrange_bytes(&tmp);
+		vp->s.skipped_total[SKIP_UNCONFIRMED] +=
+			vrange_bytes(&cur) - vrange_bytes(&confirmed);
+	} else {
+		/* the kernel re-checks references: one cold snapshot is enough */
+		tmp.nr = 0;
+		if (vrange_subtract(&cur, &tmp, &confirmed) < 0)
+			goto nomem;
+	}
+	if (vrange_subtract(&confirmed, &t->advised, todo) < 0)
+		goto nomem;
+	SWAP_LISTS(t->prev, cur);
+	goto out;
+nomem:
+	r = -ENOMEM;
+out:
+	vrange_list_fini(&cur);
+	vrange_list_fini(&tmp);
+	vrange_list_fini(&confirmed);
+	return r;
+}
+
+static int push_work(struct vwork **w, size_t *nw, size_t *cap, size_t target,
+		     const struct vrange *r)
+{
+	if (*nw == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct vwork *n = reallocarray(*w, c, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		*w = n;
+		*cap = c;
+	}
+	(*w)[(*nw)++] = (struct vwork){ target, *r };
+	return 0;
+}
+
+/* Apply the chosen work of one policy, target by target, and record what it did. */
+static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t nw)
+{
+	struct madv_stats ms = { 0 };
+	uint64_t advised0, memcg0 = memcg_resident(v, vp), memcg1, rss_drop = 0;
+
+	qsort(w, nw, sizeof(*w), cmp_work_addr);
+	advised0 = vp->s.advised_bytes_total;
+	for (size_t i = 0; i < nw;) {
+		size_t j = i, n;
+		struct vtarget *t = &v->t[w[i].target];
+		struct madv_range *mr;
+		uint64_t rss0, rss1;
+		int r;
+
+		while (j < nw && w[j].target == w[i].target)
+			j++;
+		n = j - i;
+		mr = calloc(n, sizeof(*mr));
+		if (!mr)
+			break;
+		for (size_t k = 0; k < n; k++) {
+			mr[k].start = w[i + k].r.start;
+			mr[k].end = w[i + k].r.end;
+		}
+		rss0 = rss_of(v, t->procfd);
+		r = madv_apply(t->pidfd, mr, n, MADV_PAGEOUT, 0, v->cfg->daemon.dry_run, &ms);
+		rss1 = rss_of(v, t->procfd);
+		if (rss0 > rss1)
+			rss_drop += rss0 - rss1;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t sz = mr[k].end - mr[k].start;
+
+			if (mr[k].done) {
+				vp->s.advised_bytes_total += sz;
+				if (!v->cfg->daemon.dry_run)
+					vrange_push(&t->advised, mr[k].start, mr[k].end,
+						    w[i + k].r.nr_accesses, w[i + k].r.age_us);
+			} else if (r == -ESRCH || r == -EBADF) {
+				vp->s.skipped_total[SKIP_VANISHED] += sz;
+			} else if (mr[k].err == EINVAL) {
+				vp->s.skipped_total[SKIP_LOCKED] += sz;
+			} else if (mr[k].err == ENOMEM) {
+				vp->s.skipped_total[SKIP_VMA] += sz;
+			} else {
+				vp->s.skipped_total[SKIP_ERROR] += sz;
+			}
+		}
+		if (r == -ESRCH || r == -EBADF) {
+			log_debug("vaddr: policy %s: pid %d exited during apply", vp->name,
+				  (int)t->pid);
+			t->dead = true;
+		}
+		/* the advised set must stay sorted by address */
+		qsort(t->advised.r, t->advised.nr, sizeof(*t->advised.r), cmp_vrange);
+		free(mr);
+		i = j;
+	}
+	for (unsigned e = 0; e < MADV_ERR_MAX; e++)
+		vp->s.errors_total[e] += ms.err[e];
+	memcg1 = memcg_resident(v, vp);
+	vp->s.last_advised = vp->s.advised_bytes_total - advised0;
+	vp->s.last_rss_drop = rss_drop;
+	vp->s.rss_drop_bytes_total += rss_drop;
+	if (memcg0 > memcg1)
+		vp->s.memcg_drop_bytes_total += memcg0 - memcg1;
+}
+
+static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *snap, uint64_t now)
+{
+	struct vpolicy *vp = &v->pol[pi];
+	struct vwork *w = NULL;
+	size_t nw = 0, cap = 0, take = 0;
+	unsigned kinds = vp->cfg->memory, blocked = 0;
+
+	vp->s.cycles++;
+	vp->s.cold_bytes = 0;
+	vp->s.last_advised = vp->s.last_rss_drop = 0;
+	policy_decide(vp->cfg, &vp->in, &vp->st);
+	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
+		blocked |= MEMORY_ANON;
+	if ((kinds & MEMORY_FILE) && !vp->st.file_allowed)
+		blocked |= MEMORY_FILE;
+	for (size_t i = 0; i < v->nt; i++) {
+		struct vtarget *t = &v->t[i];
+		struct vrange_list todo = { 0 }, clipped = { 0 };
+		struct vma_list vmas = { 0 };
+		char *smaps = NULL;
+
+		if (t->policy != pi || t->dead)
+			continue;
+		if (select_target(v, t, vp, i < snap->nr_schemes ? &snap->schemes[i] : NULL, now,
+				  &todo) < 0 ||
+		    !todo.nr) {
+			vrange_list_fini(&todo);
+			continue;
+		}
+		/* the VMAs as they are now, of the process the pidfd names */
+		if (read_at(t->procfd, "smaps", &smaps) < 0 || madv_pidfd_alive(t->pidfd) < 0) {
+			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
+			t->dead = true;
+		} else if (vma_parse_smaps(smaps, &vmas) == 0 &&
+			   vrange_clip(&todo, &vmas, kinds, blocked, v->page_size, &clipped,
+				       vp->s.skipped_total) == 0) {
+			for (size_t k = 0; k < clipped.nr; k++)
+				push_work(&w, &nw, &cap, i, &clipped.r[k]);
+		}
+		free(smaps);
+		vma_list_fini(&vmas);
+		vrange_list_fini(&todo);
+		vrange_list_fini(&clipped);
+	}
+	if (vp->st.paused) {
+		for (size_t k = 0; k < nw; k++)
+			vp->s.skipped_total[vp->st.paused_why] += w[k].r.end - w[k].r.start;
+		nw = 0;
+	}
+	/* coldest, then oldest, then largest first, within the quota */
+	qsort(w, nw, sizeof(*w), cmp_work_cold);
+	for (uint64_t budget = vp->st.budget; take < nw; take++) {
+		uint64_t sz = w[take].r.end - w[take].r.start;
+
+		if (sz > budget) {
+			uint64_t part = budget & ~(v->page_size - 1);
+
+			if (part) {
+				w[take].r.end = w[take].r.start + part;
+				vp->s.skipped_total[SKIP_QUOTA] += sz - part;
+				take++;
+			}
+			break;
+		}
+		budget -= sz;
+	}
+	for (size_t k = take; k < nw; k++)
+		vp->s.skipped_total[SKIP_QUOTA] += w[k].r.end - w[k].r.start;
+	if (take) {
+		uint64_t before = vp->s.advised_bytes_total;
+
+		apply(v, vp, w, take);
+		policy_consume(&vp->st, vp->s.advised_bytes_total - before);
+	}
+	free(w);
+}
+
+static int read_sys(struct vaddr *v, struct policy_input *in)
+{
+	char *buf = NULL;
+	int r;
+
+	memset(in, 0, sizeof(*in));
+	in->now_us = now_usec();
+	in->page_size = v->page_size;
+	if (read_at(v->procfd, "meminfo", &buf) < 0)
+		return -errno;
+	r = policy_parse_meminfo(buf, in);
+	free(buf);
+	return r;
+}
+
+int vaddr_cycle(struct vaddr *v)
+{
+	struct damon_snapshot snap = { 0 };
+	struct policy_input sys;
+	uint64_t now;
+	int r;
+
+	v->s.cycles++;
+	sync_targets(v);
+	if (v->running) {
+		r = damon_running(v->d, DAMON_SLOT_VADDR);
+		if (r == 0) {
+			log_rl(LOG_WARNING, "vaddr: the kdamond is off (all targets exited, or "
+					    "someone turned it off); restarting it");
+			v->running = false;
+			v->dirty = true;
+		}
+	}
+	r = sync_damon(v);
+	if (r < 0 || !v->nt)
+		return r == -EOPNOTSUPP || r == -ESRCH || r == -EINVAL ? 0 : r;
+	r = damon_snapshot(v->d, DAMON_SLOT_VADDR, &snap);
+	if (r < 0) {
+		v->s.snapshot_errors++;
+		if (r == -EINVAL || r == -ECANCELED) {
+			v->running = false;
+			v->dirty = true;
+			return 0;
+		}
+		return log_errno(LOG_WARNING, r, "vaddr: snapshot");
+	}
+	v->s.snapshots++;
+	v->s.snapshot_us_total += snap.cost_us;
+	if (snap.nr_schemes != v->nt)
+		log_rl(LOG_WARNING, "vaddr: snapshot has %u schemes for %zu targets",
+		       snap.nr_schemes, v->nt);
+	read_sys(v, &sys);
+	now = now_usec();
+	for (size_t pi = 0; pi < v->npol; pi++) {
+		if (!v->pol[pi].active)
+			continue;
+		read_inputs(v, &v->pol[pi], &sys);
+		run_policy(v, pi, &snap, now);
+	}
+	damon_snapshot_fini(&snap);
+	return 0;
+}
+
+void vaddr_log_summary(const struct vaddr *v)
+{
+	char a[16], b[16], c[16], d[16], q[16], h[16], u[16];
+
+	for (size_t pi = 0; pi < v->npol; pi++) {
+		const struct vpolicy *vp = &v->pol[pi];
+		const uint64_t *sk = vp->s.skipped_total;
+
+		if (!vp->active)
+			continue;
+		/* info when something happened, debug otherwise */
+		log_msg(vp->s.last_advised || vp->st.paused ? LOG_INFO : LOG_DEBUG,
+			"policy %s: %" PRIu64 " cgroups, %" PRIu64 " processes, cold %s, "
+			"advised %s (rss -%s), total advised %s; not taken: young %s, quota %s, "
+			"unconfirmed/turned hot %s%s",
+			vp->name, vp->s.cgroups, vp->s.procs,
+			fmt_size(a, sizeof(a), vp->s.cold_bytes),
+			fmt_size(b, sizeof(b), vp->s.last_advised),
+			fmt_size(c, sizeof(c), vp->s.last_rss_drop),
+			fmt_size(d, sizeof(d), vp->s.advised_bytes_total),
+			fmt_size(h, sizeof(h), sk[SKIP_YOUNG]),
+			fmt_size(q, sizeof(q), sk[SKIP_QUOTA]),
+			fmt_size(u, sizeof(u), sk[SKIP_UNCONFIRMED] + sk[SKIP_TURNED_HOT]),
+			vp->st.paused ? (vp->st.paused_why == SKIP_PRESSURE ? "; paused: pressure"
+					 : vp->st.paused_why == SKIP_NOT_FROZEN
+						 ? "; paused: not frozen"
+						 : "; paused: free memory above min_free")
+				      : "");
+	}
+}
