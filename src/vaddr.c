@@ -118,6 +118,34 @@ int vrange_subtract(const struct vrange_list *a, const struct vrange_list *b,
 	return 0;
 }
 
+int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev,
+		   uint64_t min_gain_us, struct vrange_list *out, uint64_t *turned)
+{
+	size_t i = 0, j = 0;
+
+	out->nr = 0;
+	while (i < cur->nr && j < prev->nr) {
+		const struct vrange *a = &cur->r[i], *b = &prev->r[j];
+		uint64_t s = a->start > b->start ? a->start : b->start;
+		uint64_t e = a->end < b->end ? a->end : b->end;
+
+		if (s < e) {
+			/* an access in between resets DAMON's age: it must have kept growing */
+			if (a->age_us >= b->age_us + min_gain_us) {
+				if (vrange_push(out, s, e, a->nr_accesses, a->age_us) < 0)
+					return -ENOMEM;
+			} else {
+				*turned += e - s;
+			}
+		}
+		if (a->end < b->end)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
 /* ---- VMAs ---- */
 
 void vma_list_fini(struct vma_list *l)
@@ -236,6 +264,7 @@ struct vtarget {
 	bool dead;
 	struct vrange_list prev;    /* candidates of the previous snapshot */
 	struct vrange_list advised; /* advised and cold ever since */
+	uint64_t prev_us;	    /* when prev was taken */
 };
 
 struct vpolicy {
@@ -575,6 +604,7 @@ static void targets_compact(struct vaddr *v)
 			/* its regions carry another process's history until DAMON updates them */
 			v->t[i].since_us = now_usec();
 			v->t[i].prev.nr = 0;
+			v->t[i].prev_us = 0;
 		}
 		v->nt--;
 		v->dirty = true;
@@ -723,6 +753,7 @@ static int sync_damon(struct vaddr *v)
 				for (size_t i = 0; i < v->nt; i++) {
 					v->t[i].since_us = now_usec();
 					v->t[i].prev.nr = 0;
+					v->t[i].prev_us = 0;
 				}
 			}
 		}
@@ -835,13 +866,13 @@ static int cmp_work_addr(const void *a, const void *b)
  */
 static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 			 const struct damon_scheme_regions *sr, uint64_t now,
-			 struct vrange_list *todo)
+			 const struct vrange_list *mapped, struct vrange_list *todo)
 {
 	const struct cfg_policy *p = vp->cfg;
 	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
 	uint64_t max_acc = (uint64_t)p->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
 	uint64_t monitored = now - t->since_us;
-	struct vrange_list cur = { 0 }, tmp = { 0 }, confirmed = { 0 };
+	struct vrange_list raw = { 0 }, young = { 0 }, cur = { 0 }, tmp = { 0 }, confirmed = { 0 };
 	int r = 0;
 
 	for (unsigned i = 0; sr && i < sr->nr; i++) {
@@ -853,25 +884,29 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		/* never older than pageoutd has watched this process at this index */
 		if (age > monitored)
 			age = monitored;
-		if (age < vp->st.min_age_us) {
-			vp->s.skipped_total[SKIP_YOUNG] += g->end - g->start;
-			continue;
-		}
-		if (vrange_push(&cur, g->start, g->end, g->nr_accesses, age) < 0)
+		if (vrange_push(age < vp->st.min_age_us ? &young : &raw, g->start, g->end,
+				g->nr_accesses, age) < 0)
 			goto nomem;
 	}
+	/* DAMON regions span the gaps between mappings: count only what is mapped */
+	if (vrange_intersect(&young, mapped, &tmp) < 0 || vrange_intersect(&raw, mapped, &cur) < 0)
+		goto nomem;
+	vp->s.skipped_total[SKIP_YOUNG] += vrange_bytes(&tmp);
 	vp->s.cold_bytes += vrange_bytes(&cur);
 	/* advised ranges stay "done" only while they stay candidates */
 	if (vrange_intersect(&t->advised, &cur, &tmp) < 0)
 		goto nomem;
 	SWAP_LISTS(t->advised, tmp);
 	if (v->refsem == REFSEM_IGNORE) {
-		if (vrange_intersect(&cur, &t->prev, &confirmed) < 0 ||
+		/* a quarter of the wall time: DAMON's own clock runs slow on a loaded host */
+		uint64_t gain = t->prev_us ? (now - t->prev_us) / 4 : 0, turned = 0, both;
+
+		if (vrange_confirm(&cur, &t->prev, gain, &confirmed, &turned) < 0 ||
 		    vrange_subtract(&t->prev, &cur, &tmp) < 0)
 			goto nomem;
-		vp->s.skipped_total[SKIP_TURNED_HOT] += vrange_bytes(&tmp);
-		vp->s.skipped_total[SKIP_UNCONFIRMED] +=
-			vrange_bytes(&cur) - vrange_bytes(&confirmed);
+		both = vrange_bytes(&confirmed) + turned;
+		vp->s.skipped_total[SKIP_TURNED_HOT] += vrange_bytes(&tmp) + turned;
+		vp->s.skipped_total[SKIP_UNCONFIRMED] += vrange_bytes(&cur) - both;
 	} else {
 		/* the kernel re-checks references: one cold snapshot is enough */
 		tmp.nr = 0;
@@ -881,10 +916,13 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 	if (vrange_subtract(&confirmed, &t->advised, todo) < 0)
 		goto nomem;
 	SWAP_LISTS(t->prev, cur);
+	t->prev_us = now;
 	goto out;
 nomem:
 	r = -ENOMEM;
 out:
+	vrange_list_fini(&raw);
+	vrange_list_fini(&young);
 	vrange_list_fini(&cur);
 	vrange_list_fini(&tmp);
 	vrange_list_fini(&confirmed);
@@ -996,12 +1034,28 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		struct vma_list vmas = { 0 };
 		char *smaps = NULL;
 
+		struct vrange_list mapped = { 0 };
+		int sel;
+
 		if (t->policy != pi || t->dead)
 			continue;
-		if (select_target(v, t, vp, i < snap->nr_schemes ? &snap->schemes[i] : NULL, now,
-				  &todo) < 0 ||
-		    !todo.nr) {
+		/* maps is cheap (no page walk): it bounds what is counted */
+		if (read_at(t->procfd, "maps", &smaps) < 0 || vma_parse_smaps(smaps, &vmas) < 0) {
+			free(smaps);
+			vma_list_fini(&vmas);
+			t->dead = madv_pidfd_alive(t->pidfd) < 0;
+			continue;
+		}
+		free(smaps);
+		smaps = NULL;
+		for (size_t k = 0; k < vmas.nr; k++)
+			vrange_push(&mapped, vmas.v[k].start, vmas.v[k].end, 0, 0);
+		sel = select_target(v, t, vp, i < snap->nr_schemes ? &snap->schemes[i] : NULL, now,
+				    &mapped, &todo);
+		vrange_list_fini(&mapped);
+		if (sel < 0 || !todo.nr) {
 			vrange_list_fini(&todo);
+			vma_list_fini(&vmas);
 			continue;
 		}
 		/* the VMAs as they are now, of the process the pidfd names */

@@ -61,6 +61,13 @@ int vrange_intersect(const struct vrange_list *a, const struct vrange_list *b,
 		     struct vrange_list *out);
 int vrange_subtract(const struct vrange_list *a, const struct vrange_list *b,
 		    struct vrange_list *out);
+/*
+ * vrange_confirm: the parts of cur that were also in prev and whose age grew by at least
+ * min_gain_us since (an access in between would have reset it): two snapshots that agree.
+ * The bytes in both whose age did not grow are added to *turned.
+ */
+int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev,
+		   uint64_t min_gain_us, struct vrange_list *out, uint64_t *turned);
 /* vma_parse_smaps: the VMAs of /proc/PID/smaps (or maps, without VmFlags) text. */
 int vma_parse_smaps(const char *buf, struct vma_list *ret);
 void vma_list_fini(struct vma_list *l);

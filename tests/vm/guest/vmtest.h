@@ -40,6 +40,14 @@ static inline void vm_require_guest(void)
 	}
 }
 
+static inline uint64_t vm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static inline void vm_sleep_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -48,12 +56,19 @@ static inline void vm_sleep_ms(unsigned ms)
 		;
 }
 
-/* A workload: areas at fixed addresses (so that several processes overlap exactly), each
- * written once, then the hot ones written continuously (reads can be served from
- * the emulator's TLB without setting the accessed bit again) until the child is killed. */
+/*
+ * A workload: areas at fixed addresses (so that several processes overlap exactly), each
+ * written once, then the hot ones written continuously until the child is killed. Under TCG a
+ * store that hits QEMU's software TLB does not set the PTE accessed bit again after DAMON
+ * cleared it, and nothing evicts that TLB the way a real CPU's small TLB is evicted; so each
+ * pass over a hot area first toggles its protection, which flushes its TLB entries (as on real
+ * hardware, where a hot loop over megabytes misses the TLB all the time). A hot area with
+ * idle_ms alternates: written for a second, then left alone for idle_ms.
+ */
 struct vm_area {
 	uint64_t addr, size;
 	bool hot;
+	unsigned idle_ms;
 };
 
 struct vm_child {
@@ -109,14 +124,22 @@ static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cg
 		if (write(fds[1], &c, 1) != 1)
 			_exit(4);
 		close(fds[1]);
-		for (;;) {
+		for (uint64_t t0 = vm_now_ms();;) {
 			bool any = false;
 
 			for (unsigned i = 0; i < n; i++) {
-				if (a[i].hot) {
-					vm_touch((char *)(uintptr_t)a[i].addr, a[i].size, true);
-					any = true;
+				char *m = (char *)(uintptr_t)a[i].addr;
+
+				if (!a[i].hot)
+					continue;
+				any = true;
+				if (a[i].idle_ms && vm_now_ms() - t0 >= 1000) {
+					vm_sleep_ms(a[i].idle_ms);
+					t0 = vm_now_ms();
 				}
+				mprotect(m, a[i].size, PROT_READ);
+				mprotect(m, a[i].size, PROT_READ | PROT_WRITE);
+				vm_touch(m, a[i].size, true);
 			}
 			if (!any)
 				pause();
@@ -155,6 +178,31 @@ static inline long vm_status_kb(pid_t pid, const char *field)
 			return strtol(s + fl + 1, NULL, 10);
 	}
 	return -1;
+}
+
+/* Swap: of the VMA of pid that starts at addr, from /proc/PID/smaps, in kB; -1 if none. */
+static inline long vm_area_swap_kb(pid_t pid, uint64_t addr)
+{
+	char p[64], line[512];
+	FILE *f;
+	long v = -1;
+	bool in = false;
+
+	snprintf(p, sizeof(p), "/proc/%d/smaps", pid);
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+
+		if (sscanf(line, "%llx-%llx ", &s, &e) == 2 &&
+		    strchr(line, '-') < strchr(line, ' '))
+			in = s == addr;
+		else if (in && !strncmp(line, "Swap:", 5))
+			v = strtol(line + 5, NULL, 10);
+	}
+	fclose(f);
+	return v;
 }
 
 /* Major faults of a process (field 12 of /proc/PID/stat). */

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The vaddr engine's cycle, as the daemon runs it, on the host: real child processes in a real
+ * cgroup, real /proc, real pidfds and process_madvise, and the emulated DAMON tree (never the
+ * host's) whose regions cover the children's file-backed MAP_SHARED mappings, which page out
+ * without swap. Cold ranges leave the page cache, hot ones stay, a hole inside a region does
+ * not stop the batch, an mlocked range is not counted as reclaimed, dry-run changes nothing,
+ * and a child that exits mid-cycle is dropped cleanly.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/config.h"
+#include "pageoutd/damon.h"
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+#include "pageoutd/vaddr.h"
+#include "../lib/fakedamon.h"
+#include "../lib/tap.h"
+
+#define MIB (1024ull * 1024)
+#define NCHILD 2
+#define BASE(k) (0x7e0000000000ull + (uint64_t)(k)*64 * MIB)
+/* per child: cold [0, 2M) and [3M, 4M) of its 8 MiB of the file (a hole between), hot [4M, 8M) */
+
+static char file[PATH_MAX];
+
+static pid_t child(unsigned k, const char *cgroup_procs, bool lock)
+{
+	int p[2];
+	pid_t c;
+	char ch = 0;
+
+	if (pipe(p) < 0)
+		return -1;
+	c = fork();
+	if (c == 0) {
+		int fd = open(file, O_RDONLY);
+		char s[32];
+		volatile char sink = 0;
+		char *a, *b;
+
+		snprintf(s, sizeof(s), "%d", getpid());
+		if (cgroup_procs[0])
+			write_file_at(AT_FDCWD, cgroup_procs, s);
+		a = mmap((void *)(uintptr_t)BASE(k), 2 * MIB, PROT_READ,
+			 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)(k * 8 * MIB));
+		b = mmap((void *)(uintptr_t)(BASE(k) + 3 * MIB), 5 * MIB, PROT_READ,
+			 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)(k * 8 * MIB + 3 * MIB));
+		if (a == MAP_FAILED || b == MAP_FAILED)
+			_exit(3);
+		for (uint64_t o = 0; o < 2 * MIB; o += 4096)
+			sink += a[o];
+		for (uint64_t o = 0; o < 5 * MIB; o += 4096)
+			sink += b[o];
+		if (lock && mlock(a, 1 * MIB) < 0)
+			_exit(4);
+		ch = 1;
+		if (write(p[1], &ch, 1) != 1)
+			_exit(5);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &ch, 1) != 1)
+		c = -1;
+	close(p[0]);
+	return c;
+}
+
+/* resident pages of file range [off, off+len) in the page cache */
+static unsigned resident(int fd, uint64_t off, uint64_t len)
+{
+	unsigned char vec[2048];
+	void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	unsigned n = 0;
+
+	if (m == MAP_FAILED || mincore(m, len, vec) < 0)
+		return 9999;
+	for (uint64_t i = 0; i < len / 4096; i++)
+		n += vec[i] & 1;
+	munmap(m, len);
+	return n;
+}
+
+static void set_regions(struct fakedamon *f, const pid_t *pids)
+{
+	f->nvr = 0;
+	for (unsigned t = 0; t < 8; t++) {
+		char p[128];
+		const char *v;
+		pid_t pid;
+
+		snprintf(p, sizeof(p), "kdamonds/0/contexts/0/targets/%u/pid_target", t);
+		v = fake_get(f, p);
+		if (!v[0])
+			break;
+		pid = atoi(v);
+		for (unsigned k = 0; k < NCHILD; k++) {
+			if (pids[k] != pid)
+				continue;
+			/* one cold region over both cold mappings and the hole, one hot region */
+			f->vr[f->nvr++] =
+				(struct fake_vregion){ t, BASE(k), BASE(k) + 4 * MIB, 0, 100 };
+			f->vr[f->nvr++] = (struct fake_vregion){ t, BASE(k) + 4 * MIB,
+								 BASE(k) + 8 * MIB, 15, 100 };
+		}
+	}
+}
+
+int main(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_612);
+	struct damon_io io = fake_io(f);
+	struct cgrp_root cg;
+	struct damon d;
+	struct vaddr *v = NULL;
+	struct cfg *cfg = NULL;
+	struct cfg_errors errs = { 0 };
+	char own[PATH_MAX], mine[PATH_MAX * 2], procs[PATH_MAX * 3] = "", conf[PATH_MAX],
+								 dir[PATH_MAX], buf[PATH_MAX * 3];
+	pid_t pids[NCHILD];
+	int fd, r;
+	const struct vaddr_policy_stats *ps;
+	bool made = false;
+
+	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
+	if (cgrp_init(&cg) < 0 || cgrp_of_pid(getpid(), own, sizeof(own)) < 0)
+		tap_skip_all("no memory cgroup hierarchy");
+	/* a child cgroup of our own, or our own cgroup where we may not create one */
+	snprintf(mine, sizeof(mine), "%s/pageoutd-host-%d", strcmp(own, "/") ? own : "",
+		 (int)getpid());
+	snprintf(buf, sizeof(buf), "%s%s", cg.mount, mine);
+	if (mkdir(buf, 0755) == 0) {
+		made = true;
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", buf);
+	} else {
+		printf("# cannot create %s (%s): the children stay in %s with this test\n", buf,
+		       strerror(errno), own);
+		str_copy(mine, sizeof(mine), own);
+	}
+	/* the file on the build directory's file system: clean page cache pages, no swap needed */
+	snprintf(file, sizeof(file), "vaddr-host-%d.data", (int)getpid());
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	for (unsigned i = 0; i < NCHILD * 8; i++) {
+		static char mb[MIB];
+
+		memset(mb, (int)i + 1, sizeof(mb));
+		if (write(fd, mb, sizeof(mb)) != (ssize_t)sizeof(mb))
+			break;
+	}
+	fsync(fd);
+	for (unsigned k = 0; k < NCHILD; k++)
+		pids[k] = child(k, procs, k == 1);
+	ok(pids[0] > 0 && pids[1] > 0,
+	   "two children map their 8 MiB of a file, child 1 mlocks 1 MiB");
+
+	snprintf(dir, sizeof(dir), "%s/conf.d", f->top);
+	mkdir(dir, 0755);
+	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", f->top);
+	snprintf(buf, sizeof(buf), "[daemon]\ninterval = 1s\nstate_dir = %s\ndry_run = yes\n",
+		 f->state_dir);
+	{
+		FILE *c = fopen(conf, "w");
+
+		fputs(buf, c);
+		fclose(c);
+		snprintf(buf, sizeof(buf), "%s/host.conf", dir);
+		c = fopen(buf, "w");
+		fprintf(c,
+			"[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 1s\nmemory = file\n"
+			"quota = none\n",
+			mine);
+		fclose(c);
+	}
+	r = cfg_load(conf, dir, true, &cfg, &errs);
+	for (unsigned i = 0; i < errs.nr; i++)
+		printf("# %s\n", errs.msgs[i]);
+	cfg_errors_fini(&errs);
+	is_int(r, 0, "configuration");
+	if (r < 0)
+		return tap_exit();
+	is_int(damon_open(&d, f->admin, f->state_dir, &io) ?: damon_acquire(&d), 0,
+	       "the emulated DAMON tree is acquired");
+	is_int(vaddr_new(&v, cfg, &d, &cg), 0, "engine");
+	is_int(vaddr_cycle(v), 0, "cycle 1: targets registered, kdamond started");
+	is_u64(vaddr_policy_stats(v, "host")->procs, NCHILD, "both children are targets");
+	set_regions(f, pids);
+	usleep(1100000);
+	vaddr_cycle(v);
+	vaddr_cycle(v); /* two snapshots agree: advised (dry run) */
+	ps = vaddr_policy_stats(v, "host");
+	ok(ps->advised_bytes_total > 0 && resident(fd, 0, 2 * MIB) == 512,
+	   "dry run: %" PRIu64 " bytes would be advised, the page cache is untouched",
+	   ps->advised_bytes_total);
+	cfg->daemon.dry_run = false;
+	vaddr_cycle(v);
+	ps = vaddr_policy_stats(v, "host");
+	{
+		unsigned c0 = resident(fd, 0, 2 * MIB) + resident(fd, 3 * MIB, MIB);
+		unsigned h0 = resident(fd, 4 * MIB, 4 * MIB);
+		unsigned c1 = resident(fd, 8 * MIB + MIB, MIB) + resident(fd, 11 * MIB, MIB);
+		unsigned l1 = resident(fd, 8 * MIB, MIB);
+		unsigned h1 = resident(fd, 12 * MIB, 4 * MIB);
+
+		printf("# resident pages after pageout: child 0 cold %u/768 hot %u/1024; child 1 "
+		       "cold %u/512 locked %u/256 hot %u/1024\n",
+		       c0, h0, c1, l1, h1);
+		ok(c0 == 0 && c1 == 0, "the cold ranges left the page cache, on both sides of the "
+				       "hole");
+		ok(h0 == 1024 && h1 == 1024, "the hot ranges stayed");
+		ok(l1 == 256, "the mlocked range stayed");
+		ok(ps->skipped_total[SKIP_LOCKED] >= MIB,
+		   "and is counted as locked, not reclaimed (%" PRIu64 " bytes)",
+		   ps->skipped_total[SKIP_LOCKED]);
+		is_u64(ps->last_advised, 5 * MIB,
+		       "exactly the mapped, unlocked cold bytes were advised: the hole is not");
+		ok(ps->rss_drop_bytes_total > 0, "an RSS drop was observed (%" PRIu64 " bytes)",
+		   ps->rss_drop_bytes_total);
+	}
+	kill(pids[0], SIGKILL);
+	waitpid(pids[0], NULL, 0);
+	is_int(vaddr_cycle(v), 0, "a child exited: the cycle goes on");
+	is_u64(vaddr_policy_stats(v, "host")->procs, 1, "and it is no longer a target");
+	vaddr_free(v);
+	is_int(damon_release(&d), 0, "release");
+	damon_close(&d);
+	kill(pids[1], SIGKILL);
+	waitpid(pids[1], NULL, 0);
+	close(fd);
+	unlink(file);
+	if (made) {
+		snprintf(buf, sizeof(buf), "%s%s", cg.mount, mine);
+		rmdir(buf);
+	}
+	cfg_free(cfg);
+	fake_free(f);
+	return tap_exit();
+}
