@@ -951,7 +951,8 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 	struct madv_stats ms = { 0 };
 	uint64_t advised0, memcg0 = memcg_resident(v, vp), memcg1, rss_drop = 0;
 
-	qsort(w, nw, sizeof(*w), cmp_work_addr);
+	if (nw)
+		qsort(w, nw, sizeof(*w), cmp_work_addr);
 	advised0 = vp->s.advised_bytes_total;
 	for (size_t i = 0; i < nw;) {
 		size_t j = i, n;
@@ -999,7 +1000,8 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 			t->dead = true;
 		}
 		/* the advised set must stay sorted by address */
-		qsort(t->advised.r, t->advised.nr, sizeof(*t->advised.r), cmp_vrange);
+		if (t->advised.nr)
+			qsort(t->advised.r, t->advised.nr, sizeof(*t->advised.r), cmp_vrange);
 		free(mr);
 		i = j;
 	}
@@ -1079,7 +1081,8 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		nw = 0;
 	}
 	/* coldest, then oldest, then largest first, within the quota */
-	qsort(w, nw, sizeof(*w), cmp_work_cold);
+	if (nw)
+		qsort(w, nw, sizeof(*w), cmp_work_cold);
 	for (uint64_t budget = vp->st.budget; take < nw; take++) {
 		uint64_t sz = w[take].r.end - w[take].r.start;
 

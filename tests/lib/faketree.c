@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fakedamon.h"
@@ -43,5 +44,6 @@ int main(int argc, char **argv)
 			 "1");
 	fake_set(f, "kdamonds/nr_kdamonds", "0");
 	printf("%s\n", f->admin);
-	return 0; /* the tree stays; so does f, the process ends */
+	free(f); /* the tree stays for the caller */
+	return 0;
 }

@@ -201,6 +201,7 @@ static pid_t spawn_flip(const char *cg)
 		int sig;
 		char *m;
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		snprintf(path, sizeof(path), VM_CGROOT "%s/cgroup.procs", cg);
 		snprintf(s, sizeof(s), "%d", getpid());
 		write_file_at(AT_FDCWD, path, s);

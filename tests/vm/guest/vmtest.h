@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -102,6 +103,7 @@ static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cg
 		return -1;
 	if (pid == 0) {
 		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (cgroup) {
 			char p[512], s[32];
 
