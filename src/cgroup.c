@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,6 +59,19 @@ static int gone_or(const struct cgrp_root *root, const char *path, int r)
 	snprintf(full, sizeof(full), "%s%s", root->mount, path);
 	if (stat(full, &st) < 0 && errno == ENOENT)
 		return -ENOENT;
+	/*
+	 * Being removed: the directory is still there but kernfs already refuses to open its
+	 * files (ENODEV), and libcgroup reports that as a generic error.
+	 */
+	snprintf(full, sizeof(full), "%s%s/cgroup.procs", root->mount, path);
+	{
+		int fd = open(full, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0)
+			close(fd);
+		else if (errno == ENOENT || errno == ENODEV)
+			return -ENOENT;
+	}
 	return r;
 }
 

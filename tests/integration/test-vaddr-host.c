@@ -124,6 +124,81 @@ static void set_regions(struct fakedamon *f, const pid_t *pids)
 	}
 }
 
+static struct cfg *load_policy(const char *top, const char *state, const char *policy)
+{
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	char conf[PATH_MAX], dir[PATH_MAX], p[PATH_MAX + 16];
+	FILE *c;
+
+	snprintf(dir, sizeof(dir), "%s/conf.d", top);
+	mkdir(dir, 0755);
+	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", top);
+	c = fopen(conf, "w");
+	fprintf(c, "[daemon]\ninterval = 1s\nstate_dir = %s\n", state);
+	fclose(c);
+	snprintf(p, sizeof(p), "%s/host.conf", dir);
+	c = fopen(p, "w");
+	fputs(policy, c);
+	fclose(c);
+	if (cfg_load(conf, dir, true, &cfg, &errs) < 0)
+		for (unsigned i = 0; i < errs.nr; i++)
+			printf("# %s\n", errs.msgs[i]);
+	cfg_errors_fini(&errs);
+	return cfg;
+}
+
+/* Quota order: three cold regions of one child, a quota of 1 MiB: the coldest goes first. */
+static void quota_order(const struct cgrp_root *cg, const char *mine, const char *procs, int fd)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	struct vaddr *v = NULL;
+	struct cfg *cfg;
+	char pol[PATH_MAX + 256];
+	pid_t c;
+
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 1s\nmax_access_rate = 50%%\n"
+		 "memory = file\nquota = 1M/10m\n",
+		 mine);
+	cfg = load_policy(f->top, f->state_dir, pol);
+	c = child(0, procs, false);
+	ok(cfg && c > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+		   damon_acquire(&d) == 0 && vaddr_new(&v, cfg, &d, cg) == 0,
+	   "a second engine (7.2 tree), quota 1 MiB, accesses up to 50%% count as cold");
+	if (!v)
+		return;
+	vaddr_cycle(v);
+	f->nvr = 0;
+	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0), BASE(0) + MIB, 2, 100 };
+	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0) + MIB, BASE(0) + 2 * MIB, 0, 100 };
+	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0) + 3 * MIB, BASE(0) + 4 * MIB, 5, 100 };
+	usleep(1100000);
+	vaddr_cycle(v);
+	vaddr_cycle(v);
+	{
+		unsigned a = resident(fd, 0, MIB), b = resident(fd, MIB, MIB),
+			 e = resident(fd, 3 * MIB, MIB);
+		const struct vaddr_policy_stats *ps = vaddr_policy_stats(v, "host");
+
+		printf("# resident after a 1 MiB quota: 2 accesses %u/256, 0 accesses %u/256, 5 "
+		       "accesses %u/256\n",
+		       a, b, e);
+		ok(b == 0 && a == 256 && e == 256,
+		   "the quota went to the coldest region; the others wait");
+		ok(ps->skipped_total[SKIP_QUOTA] >= 2 * MIB, "and are counted under quota");
+	}
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	vaddr_free(v);
+	damon_release(&d);
+	damon_close(&d);
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 int main(void)
 {
 	struct fakedamon *f = fake_new(FAKE_ABI_612);
@@ -243,6 +318,7 @@ int main(void)
 	damon_close(&d);
 	kill(pids[1], SIGKILL);
 	waitpid(pids[1], NULL, 0);
+	quota_order(&cg, mine, procs, fd);
 	close(fd);
 	unlink(file);
 	if (made) {
