@@ -32,15 +32,24 @@
 
 /* --- I/O --- */
 
+static const long backoff_ms[] = { 2, 10, 50, 200 };
+
 static ssize_t sys_read(void *ctx, int dirfd, const char *path, char *buf, size_t len)
 {
+	ssize_t r;
+
 	(void)ctx;
-	return read_file_at(dirfd, path, buf, len);
+	/* state, pid and memcg_path reads take the same trylock mutex as writes */
+	for (size_t i = 0;; i++) {
+		r = read_file_at(dirfd, path, buf, len);
+		if (r != -EBUSY || i == ARRAY_SIZE(backoff_ms))
+			return r;
+		nanosleep(&(struct timespec){ .tv_nsec = backoff_ms[i] * 1000000L }, NULL);
+	}
 }
 
 static int sys_write(void *ctx, int dirfd, const char *path, const char *val)
 {
-	static const long backoff_ms[] = { 2, 10, 50, 200 };
 	int r;
 
 	(void)ctx;

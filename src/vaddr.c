@@ -146,6 +146,24 @@ int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev
 	return 0;
 }
 
+/* Bytes of [s, e) inside the sorted list m; *j is a cursor for ascending queries. */
+static uint64_t mapped_in(const struct vrange_list *m, uint64_t s, uint64_t e, size_t *j)
+{
+	uint64_t in = 0;
+
+	if (*j > m->nr || (*j<m->nr && * j> 0 && m->r[*j - 1].end > s))
+		*j = 0; /* a query below the last one: start over */
+	while (*j < m->nr && m->r[*j].end <= s)
+		(*j)++;
+	for (size_t k = *j; k < m->nr && m->r[k].start < e; k++) {
+		uint64_t a = m->r[k].start > s ? m->r[k].start : s;
+		uint64_t b = m->r[k].end < e ? m->r[k].end : e;
+
+		in += b - a;
+	}
+	return in;
+}
+
 /* ---- VMAs ---- */
 
 void vma_list_fini(struct vma_list *l)
@@ -872,15 +890,31 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
 	uint64_t max_acc = (uint64_t)p->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
 	uint64_t monitored = now - t->since_us;
-	struct vrange_list raw = { 0 }, young = { 0 }, cur = { 0 }, tmp = { 0 }, confirmed = { 0 };
+	struct vrange_list raw = { 0 }, young = { 0 }, hot = { 0 }, cur = { 0 }, tmp = { 0 },
+			   confirmed = { 0 };
 	int r = 0;
+
+	size_t j = 0;
 
 	for (unsigned i = 0; sr && i < sr->nr; i++) {
 		const struct damon_region *g = &sr->regions[i];
-		uint64_t age = (uint64_t)g->age * aggr;
+		uint64_t age = (uint64_t)g->age * aggr, in;
 
-		if (g->nr_accesses > max_acc)
+		if (g->nr_accesses > max_acc) {
+			if (vrange_push(&hot, g->start, g->end, g->nr_accesses, 0) < 0)
+				goto nomem;
 			continue;
+		}
+		/*
+		 * DAMON samples one address of the region at a time: where most of it is not
+		 * mapped, most samples miss the mapped part, and "no access" says little about
+		 * it. Such a region waits until DAMON splits it.
+		 */
+		in = mapped_in(mapped, g->start, g->end, &j);
+		if (in * 2 < g->end - g->start) {
+			vp->s.skipped_total[SKIP_SPARSE] += in;
+			continue;
+		}
 		/* never older than pageoutd has watched this process at this index */
 		if (age > monitored)
 			age = monitored;
@@ -893,8 +927,11 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		goto nomem;
 	vp->s.skipped_total[SKIP_YOUNG] += vrange_bytes(&tmp);
 	vp->s.cold_bytes += vrange_bytes(&cur);
-	/* advised ranges stay "done" only while they stay candidates */
-	if (vrange_intersect(&t->advised, &cur, &tmp) < 0)
+	/*
+	 * Advised ranges stay "done" until DAMON sees them accessed: a range that only looks
+	 * younger (DAMON merged or split its regions) is not advised again.
+	 */
+	if (vrange_subtract(&t->advised, &hot, &tmp) < 0)
 		goto nomem;
 	SWAP_LISTS(t->advised, tmp);
 	if (v->refsem == REFSEM_IGNORE) {
@@ -923,6 +960,7 @@ nomem:
 out:
 	vrange_list_fini(&raw);
 	vrange_list_fini(&young);
+	vrange_list_fini(&hot);
 	vrange_list_fini(&cur);
 	vrange_list_fini(&tmp);
 	vrange_list_fini(&confirmed);

@@ -20,6 +20,7 @@ enum skip_reason {
 	SKIP_YOUNG,	  /* cold, but younger than min_age */
 	SKIP_UNCONFIRMED, /* cold in this snapshot only: waits for the next */
 	SKIP_TURNED_HOT,  /* was a candidate, accessed since */
+	SKIP_SPARSE,	  /* in a DAMON region mostly unmapped: its access count says little */
 	SKIP_VMA,	  /* not in a VMA of a selected kind (or a hole, or special) */
 	SKIP_LOCKED,	  /* mlocked, hugetlb or PFN-mapped VMA */
 	SKIP_QUOTA,

@@ -175,6 +175,8 @@ static void quota_order(const struct cgrp_root *cg, const char *mine, const char
 	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0), BASE(0) + MIB, 2, 100 };
 	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0) + MIB, BASE(0) + 2 * MIB, 0, 100 };
 	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0) + 3 * MIB, BASE(0) + 4 * MIB, 5, 100 };
+	/* 4 MiB mapped in a 16 MiB region: DAMON's "no access" says little about them */
+	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0) + 4 * MIB, BASE(0) + 20 * MIB, 0, 100 };
 	usleep(1100000);
 	vaddr_cycle(v);
 	vaddr_cycle(v);
@@ -189,6 +191,9 @@ static void quota_order(const struct cgrp_root *cg, const char *mine, const char
 		ok(b == 0 && a == 256 && e == 256,
 		   "the quota went to the coldest region; the others wait");
 		ok(ps->skipped_total[SKIP_QUOTA] >= 2 * MIB, "and are counted under quota");
+		ok(resident(fd, 4 * MIB, 4 * MIB) == 1024 &&
+			   ps->skipped_total[SKIP_SPARSE] >= 4 * MIB,
+		   "a mostly unmapped region's mapped part is left alone and counted as sparse");
 	}
 	kill(c, SIGKILL);
 	waitpid(c, NULL, 0);
