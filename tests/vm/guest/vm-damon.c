@@ -75,15 +75,9 @@ static void attribution(struct damon *d)
 {
 	/* two areas at the same addresses in all three, and one area only process k has */
 	const struct vm_area lay[3][3] = {
-		{ { A0, 64 * MIB, true, 0 },
-		  { A1, 64 * MIB, false, 0 },
-		  { U(0), 16 * MIB, false, 0 } },
-		{ { A0, 64 * MIB, false, 0 },
-		  { A1, 64 * MIB, true, 0 },
-		  { U(1), 16 * MIB, false, 0 } },
-		{ { A0, 64 * MIB, false, 0 },
-		  { A1, 64 * MIB, false, 0 },
-		  { U(2), 16 * MIB, false, 0 } },
+		{ { A0, 64 * MIB, true }, { A1, 64 * MIB, false }, { U(0), 16 * MIB, false } },
+		{ { A0, 64 * MIB, false }, { A1, 64 * MIB, true }, { U(1), 16 * MIB, false } },
+		{ { A0, 64 * MIB, false }, { A1, 64 * MIB, false }, { U(2), 16 * MIB, false } },
 	};
 	struct damon_target t[3];
 	struct damon_scheme s[3];
@@ -182,7 +176,7 @@ static void attribution(struct damon *d)
 static void snapshot_cost(struct damon *d)
 {
 	enum { N = 8 };
-	const struct vm_area lay[1] = { { A0, 16 * MIB, false, 0 } };
+	const struct vm_area lay[1] = { { A0, 16 * MIB, false } };
 	struct damon_target t[N];
 	struct damon_scheme s[N];
 	struct damon_ctx c;
@@ -287,7 +281,7 @@ static void foreign(void)
 /* A pageoutd killed with -9 leaves its kdamond on; the next one recognises and reuses it. */
 static void crash_recovery(void)
 {
-	const struct vm_area lay[1] = { { A0, 8 * MIB, false, 0 } };
+	const struct vm_area lay[1] = { { A0, 8 * MIB, false } };
 	pid_t w = vm_spawn(lay, 1, NULL), p;
 	struct damon d;
 	char st[16] = "";
@@ -333,7 +327,7 @@ static long swap_kb(pid_t p)
  */
 static void madvise_ignores_references(void)
 {
-	const struct vm_area lay[1] = { { A0, 32 * MIB, true, 0 } };
+	const struct vm_area lay[1] = { { A0, 32 * MIB, true } };
 	pid_t w = vm_spawn(lay, 1, NULL);
 	struct iovec iov = { (void *)(uintptr_t)A0, 32 * MIB };
 	long f0, f1, n;
@@ -366,8 +360,8 @@ static void madvise_ignores_references(void)
  */
 static void paddr_rechecks(struct damon *d)
 {
-	const struct vm_area cold[1] = { { A0, 64 * MIB, false, 0 } };
-	const struct vm_area hot[1] = { { A1, 16 * MIB, true, 0 } };
+	const struct vm_area cold[1] = { { A0, 64 * MIB, false } };
+	const struct vm_area hot[1] = { { A1, 16 * MIB, true } };
 	struct damon_target t = { 0 };
 	struct damon_scheme s;
 	struct damon_ctx c;

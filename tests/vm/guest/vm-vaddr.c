@@ -123,7 +123,7 @@ static uint64_t hot_addr(unsigned k)
 static void reclaim(void)
 {
 	struct vm_area lay[NAPP][2];
-	const struct vm_area other[1] = { { COLD(0), 32 * MIB, false, 0 } };
+	const struct vm_area other[1] = { { COLD(0), 32 * MIB, false } };
 	pid_t app[NAPP], po, d;
 	long cold = 0, hot = 0, oth = 0, hot_flt0 = 0, hot_flt1 = 0;
 	const long cold_kb = NAPP * 32 * 1024, hot_kb = NAPP * 8 * 1024;
@@ -135,8 +135,8 @@ static void reclaim(void)
 	vm_cg_make("/vmt-app");
 	vm_cg_make("/vmt-other");
 	for (unsigned k = 0; k < NAPP; k++) {
-		lay[k][0] = (struct vm_area){ COLD(k), 32 * MIB, false, 0 };
-		lay[k][1] = (struct vm_area){ HOT(k), 8 * MIB, true, 0 };
+		lay[k][0] = (struct vm_area){ COLD(k), 32 * MIB, false };
+		lay[k][1] = (struct vm_area){ HOT(k), 8 * MIB, true };
 		app[k] = vm_spawn(lay[k], 2, "/vmt-app");
 	}
 	po = vm_spawn(other, 1, "/vmt-other");
@@ -175,7 +175,7 @@ static void reclaim(void)
 	is_int(oth, 0, "the unmatched process lost nothing");
 	{
 		/* online: one process exits, a new one joins; monitoring goes on for the others */
-		const struct vm_area late[1] = { { COLD(NAPP), 32 * MIB, false, 0 } };
+		const struct vm_area late[1] = { { COLD(NAPP), 32 * MIB, false } };
 		pid_t pl;
 		long ls = 0;
 		unsigned waited;

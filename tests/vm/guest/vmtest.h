@@ -41,14 +41,6 @@ static inline void vm_require_guest(void)
 	}
 }
 
-static inline uint64_t vm_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static inline void vm_sleep_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -63,13 +55,11 @@ static inline void vm_sleep_ms(unsigned ms)
  * store that hits QEMU's software TLB does not set the PTE accessed bit again after DAMON
  * cleared it, and nothing evicts that TLB the way a real CPU's small TLB is evicted; so each
  * pass over a hot area first toggles its protection, which flushes its TLB entries (as on real
- * hardware, where a hot loop over megabytes misses the TLB all the time). A hot area with
- * idle_ms alternates: written for a second, then left alone for idle_ms.
+ * hardware, where a hot loop over megabytes misses the TLB all the time).
  */
 struct vm_area {
 	uint64_t addr, size;
 	bool hot;
-	unsigned idle_ms;
 };
 
 struct vm_child {
@@ -126,7 +116,7 @@ static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cg
 		if (write(fds[1], &c, 1) != 1)
 			_exit(4);
 		close(fds[1]);
-		for (uint64_t t0 = vm_now_ms();;) {
+		for (;;) {
 			bool any = false;
 
 			for (unsigned i = 0; i < n; i++) {
@@ -135,10 +125,6 @@ static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cg
 				if (!a[i].hot)
 					continue;
 				any = true;
-				if (a[i].idle_ms && vm_now_ms() - t0 >= 1000) {
-					vm_sleep_ms(a[i].idle_ms);
-					t0 = vm_now_ms();
-				}
 				mprotect(m, a[i].size, PROT_READ);
 				mprotect(m, a[i].size, PROT_READ | PROT_WRITE);
 				vm_touch(m, a[i].size, true);
