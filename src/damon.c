@@ -32,19 +32,30 @@
 
 /* --- I/O --- */
 
-static const long backoff_ms[] = { 2, 10, 50, 200 };
+/*
+ * Every DAMON sysfs user shares one mutex taken with trylock (state, pid, memcg_path and the
+ * nr_* files): EBUSY is often transient. After the EBUSY of try i, wait and return true, or
+ * return false when the tries are used up.
+ */
+static bool busy_backoff(size_t i)
+{
+	static const long backoff_ms[] = { 2, 10, 50, 200 };
+
+	if (i >= ARRAY_SIZE(backoff_ms))
+		return false;
+	nanosleep(&(struct timespec){ .tv_nsec = backoff_ms[i] * 1000000L }, NULL);
+	return true;
+}
 
 static ssize_t sys_read(void *ctx, int dirfd, const char *path, char *buf, size_t len)
 {
 	ssize_t r;
 
 	(void)ctx;
-	/* state, pid and memcg_path reads take the same trylock mutex as writes */
 	for (size_t i = 0;; i++) {
 		r = read_file_at(dirfd, path, buf, len);
-		if (r != -EBUSY || i == ARRAY_SIZE(backoff_ms))
+		if (r != -EBUSY || !busy_backoff(i))
 			return r;
-		nanosleep(&(struct timespec){ .tv_nsec = backoff_ms[i] * 1000000L }, NULL);
 	}
 }
 
@@ -53,12 +64,10 @@ static int sys_write(void *ctx, int dirfd, const char *path, const char *val)
 	int r;
 
 	(void)ctx;
-	/* every DAMON sysfs user shares one mutex taken with trylock: EBUSY is often transient */
 	for (size_t i = 0;; i++) {
 		r = write_file_at(dirfd, path, val);
-		if (r != -EBUSY || i == ARRAY_SIZE(backoff_ms))
+		if (r != -EBUSY || !busy_backoff(i))
 			return r;
-		nanosleep(&(struct timespec){ .tv_nsec = backoff_ms[i] * 1000000L }, NULL);
 	}
 }
 

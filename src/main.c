@@ -169,44 +169,48 @@ static unsigned nr_engine(const struct cfg *cfg, enum cfg_engine e)
 }
 
 /*
- * Take DAMON when a policy needs it. A kernel without DAMON, a foreign kdamond or a module
- * holding DAMON is one clear error; the daemon keeps running and tries again each cycle (rate
- * limited), so that an operator's fix takes effect without a restart.
+ * Take DAMON when a policy needs it, and start the engines its policies need. A kernel without
+ * DAMON, a foreign kdamond or a module holding DAMON is one clear error; the daemon keeps
+ * running and tries again each cycle (rate limited), so that an operator's fix, or a reload
+ * that adds the first policy of an engine, takes effect without a restart.
  */
 static int take_damon(struct daemon *d)
 {
 	const struct cfg *c = d->cfg;
 	int r;
 
-	if (d->damon_owned || !c->nr_policies)
-		return d->damon_owned ? 0 : -ENOENT;
-	if (!d->damon_open) {
-		if (mkdir(c->daemon.state_dir, 0700) < 0 && errno != EEXIST)
-			return log_errno(LOG_ERR, -errno, "state_dir %s", c->daemon.state_dir);
-		r = damon_open(&d->damon, c->damon.sysfs_root, c->daemon.state_dir, NULL);
-		if (r < 0)
-			return r;
-		d->damon_open = true;
-	}
-	r = damon_acquire(&d->damon);
-	if (r < 0)
-		return r;
-	d->damon_owned = true;
-	if (nr_engine(c, ENGINE_VADDR)) {
-		if (!d->damon.feat.ops_vaddr) {
-			log_err("DAMON here has no vaddr operations (CONFIG_DAMON_VADDR): the %u "
-				"vaddr policies are inactive",
-				nr_engine(c, ENGINE_VADDR));
-		} else {
-			r = vaddr_new(&d->vaddr, c, &d->damon, &d->cg);
+	if (!c->nr_policies && !d->damon_owned)
+		return -ENOENT;
+	if (!d->damon_owned) {
+		if (!d->damon_open) {
+			if (mkdir(c->daemon.state_dir, 0700) < 0 && errno != EEXIST)
+				return log_errno(LOG_ERR, -errno, "state_dir %s",
+						 c->daemon.state_dir);
+			r = damon_open(&d->damon, c->damon.sysfs_root, c->daemon.state_dir, NULL);
 			if (r < 0)
 				return r;
+			d->damon_open = true;
 		}
+		r = damon_acquire(&d->damon);
+		if (r < 0)
+			return r;
+		d->damon_owned = true;
+		if (nr_engine(c, ENGINE_PADDR))
+			log_warn("%u paddr policies: the paddr engine is not built yet; they are "
+				 "inactive",
+				 nr_engine(c, ENGINE_PADDR));
+		notify("STATUS=running: DAMON kdamonds owned");
 	}
-	if (nr_engine(c, ENGINE_PADDR))
-		log_warn("%u paddr policies: the paddr engine is not built yet; they are inactive",
-			 nr_engine(c, ENGINE_PADDR));
-	notify("STATUS=running: DAMON kdamonds owned");
+	if (!d->vaddr && nr_engine(c, ENGINE_VADDR)) {
+		if (!d->damon.feat.ops_vaddr) {
+			log_rl(LOG_ERR,
+			       "DAMON here has no vaddr operations (CONFIG_DAMON_VADDR): the %u "
+			       "vaddr policies are inactive",
+			       nr_engine(c, ENGINE_VADDR));
+			return 0;
+		}
+		return vaddr_new(&d->vaddr, c, &d->damon, &d->cg);
+	}
 	return 0;
 }
 
@@ -270,10 +274,6 @@ static void reload(struct daemon *d)
 		cfg_free(n);
 		notify("READY=1\nSTATUS=reload failed, old configuration in force");
 		return;
-	}
-	if (!d->vaddr && d->damon_owned && nr_engine(n, ENGINE_VADDR)) {
-		/* the first vaddr policy: the engine starts with the new configuration */
-		give_back_damon(d);
 	}
 	cfg_free(d->cfg);
 	d->cfg = n;

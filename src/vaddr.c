@@ -292,7 +292,8 @@ struct vpolicy {
 	struct vaddr_policy_stats s;
 	struct policy_input in;
 	struct cgrp_list cgroups;
-	bool active; /* in the current config */
+	uint64_t resident; /* anon + file of its cgroups when this cycle's inputs were read */
+	bool active;	   /* in the current config */
 };
 
 /* a process that cannot be advised: reported once, skipped while it lives */
@@ -660,16 +661,15 @@ static void sync_targets(struct vaddr *v)
 			pid_t *pids = NULL;
 			int n = cgrp_pids(v->cg, vp->cgroups.paths[c], true, &pids);
 
-			for (int k = 0; k < n; k++) {
-				pid_t *na = reallocarray(all, nall + 1, sizeof(*na));
-				unsigned *no = reallocarray(owner, nall + 1, sizeof(*no));
+			pid_t *na = n > 0 ? reallocarray(all, nall + (size_t)n, sizeof(*na)) : NULL;
+			unsigned *no =
+				n > 0 ? reallocarray(owner, nall + (size_t)n, sizeof(*no)) : NULL;
 
-				if (na)
-					all = na;
-				if (no)
-					owner = no;
-				if (!na || !no)
-					break;
+			if (na)
+				all = na;
+			if (no)
+				owner = no;
+			for (int k = 0; na && no && k < n; k++) {
 				all[nall] = pids[k];
 				owner[nall++] = (unsigned)pi;
 			}
@@ -798,6 +798,7 @@ static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy
 
 	*in = *sys;
 	in->refaults_known = false;
+	vp->resident = 0;
 	for (size_t c = 0; c < vp->cgroups.nr; c++) {
 		const char *cg = vp->cgroups.paths[c];
 		struct cgrp_memstat ms;
@@ -805,11 +806,14 @@ static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy
 		uint64_t cur;
 		int f;
 
-		if (cgrp_memstat(v->cg, cg, &ms) == 0 && ms.refault_anon != CGRP_UNKNOWN) {
-			in->refaults_known = true;
-			in->refault_pages +=
-				ms.refault_anon +
-				(ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+		if (cgrp_memstat(v->cg, cg, &ms) == 0) {
+			vp->resident += ms.anon + ms.file;
+			if (ms.refault_anon != CGRP_UNKNOWN) {
+				in->refaults_known = true;
+				in->refault_pages +=
+					ms.refault_anon +
+					(ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+			}
 		}
 		if (cgrp_pressure(v->cg, cg, &psi) == 0 && psi.known) {
 			in->psi_known = true;
@@ -987,7 +991,7 @@ static int push_work(struct vwork **w, size_t *nw, size_t *cap, size_t target,
 static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t nw)
 {
 	struct madv_stats ms = { 0 };
-	uint64_t advised0, memcg0 = memcg_resident(v, vp), memcg1, rss_drop = 0;
+	uint64_t advised0, memcg0 = vp->resident, memcg1, rss_drop = 0;
 
 	if (nw)
 		qsort(w, nw, sizeof(*w), cmp_work_addr);
