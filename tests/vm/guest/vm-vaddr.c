@@ -12,8 +12,6 @@
  */
 #include <config.h>
 
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "pageoutd/cgroup.h"
@@ -212,52 +210,6 @@ static void reclaim(void)
 
 #define FLIP (B0 + 2048 * MIB)
 
-/* a child with a cold 16 MiB area that it starts writing continuously on SIGUSR1 */
-static pid_t spawn_flip(const char *cg)
-{
-	int p[2];
-	pid_t c;
-	char ch = 0;
-
-	if (pipe(p) < 0)
-		return -1;
-	c = fork();
-	if (c == 0) {
-		char path[256], s[32];
-		sigset_t set;
-		int sig;
-		char *m;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		snprintf(path, sizeof(path), VM_CGROOT "%s/cgroup.procs", cg);
-		snprintf(s, sizeof(s), "%d", getpid());
-		write_file_at(AT_FDCWD, path, s);
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		m = mmap((void *)(uintptr_t)FLIP, 16 * MIB, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (m == MAP_FAILED)
-			_exit(3);
-		madvise(m, 16 * MIB, MADV_NOHUGEPAGE);
-		vm_touch(m, 16 * MIB, true);
-		ch = 1;
-		if (write(p[1], &ch, 1) != 1)
-			_exit(4);
-		sigwait(&set, &sig);
-		for (;;) {
-			mprotect(m, 16 * MIB, PROT_READ);
-			mprotect(m, 16 * MIB, PROT_READ | PROT_WRITE);
-			vm_touch(m, 16 * MIB, true);
-		}
-	}
-	close(p[1]);
-	if (read(p[0], &ch, 1) != 1)
-		c = -1;
-	close(p[0]);
-	return c;
-}
-
 static void turned_hot(void)
 {
 	struct cfg_errors errs = { 0 };
@@ -267,13 +219,14 @@ static void turned_hot(void)
 	struct vaddr *v = NULL;
 	const struct vaddr_policy_stats *ps;
 	uint64_t unconf0 = 0, hot0, adv0;
-	long f0, f1, f2, sw;
+	long f0, f1, f2, sw, adv = 0;
 	pid_t w;
 	int i, r;
 	char buf[512];
 
 	vm_cg_make("/vmt-flip");
-	w = spawn_flip("/vmt-flip");
+	/* a cold 16 MiB area that the child starts writing continuously on SIGUSR1 */
+	w = vm_spawn_ex(&(const struct vm_area){ FLIP, 16 * MIB, true }, 1, "/vmt-flip", true);
 	write_config("ignore", "1s");
 	snprintf(buf, sizeof(buf), "%s/conf.d/app.conf", conf_dir);
 	put(buf, "[policy]\ncgroup = /vmt-flip\nengine = vaddr\nmin_age = 2s\nmemory = anon\n"
@@ -315,26 +268,14 @@ static void turned_hot(void)
 	ok(ps->skipped_total[SKIP_TURNED_HOT] - hot0 >= 15 * MIB && sw == 0 &&
 		   f1 - f0 < (long)(16 * MIB / 4096) / 20,
 	   "pageoutd's second snapshot sees it hot and leaves it: nothing paged out");
-	{
-		/* what a single-snapshot decision does on 6.9+: the kernel takes it anyway */
-		struct iovec iov = { (void *)(uintptr_t)FLIP, 16 * MIB };
-		int pidfd = (int)syscall(SYS_pidfd_open, w, 0);
-
-		is_int(syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_PAGEOUT, 0), 16 * MIB,
-		       "a raw MADV_PAGEOUT of the first snapshot's decision is accepted");
-		for (int k = 0; k < 50; k++) {
-			vm_sleep_ms(100);
-			f2 = vm_majflt(w);
-			if (f2 - f1 >= (long)(16 * MIB / 4096) * 9 / 10)
-				break;
-		}
-		printf("# raw MADV_PAGEOUT after the area turned hot: %ld major faults (%.0f%% of "
-		       "its pages)\n",
-		       f2 - f1, 100.0 * (double)(f2 - f1) / (16 * MIB / 4096));
-		ok(f2 - f1 >= (long)(16 * MIB / 4096) / 2,
-		   "and the kernel paged the hot area out: it faulted back");
-		close(pidfd);
-	}
+	/* what a single-snapshot decision does on 6.9+: the kernel takes it anyway */
+	f2 = vm_pageout_faults(w, FLIP, 16 * MIB, 5000, &adv);
+	is_int(adv, 16 * MIB, "a raw MADV_PAGEOUT of the first snapshot's decision is accepted");
+	printf("# raw MADV_PAGEOUT after the area turned hot: %ld major faults (%.0f%% of its "
+	       "pages)\n",
+	       f2, 100.0 * (double)f2 / (16 * MIB / 4096));
+	ok(f2 >= (long)(16 * MIB / 4096) / 2,
+	   "and the kernel paged the hot area out: it faulted back");
 	vaddr_free(v);
 	damon_release(&d);
 	damon_close(&d);

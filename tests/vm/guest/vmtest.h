@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -78,9 +80,13 @@ static inline void vm_touch(volatile char *p, uint64_t size, bool write)
 	}
 }
 
-/* vm_spawn: fork a child that joins cgroup (if not NULL, a path under VM_CGROOT), maps and
- * writes the areas, reports ready, then keeps reading the hot areas. Returns its pid. */
-static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cgroup)
+/*
+ * vm_spawn_ex: fork a child that joins cgroup (if not NULL, a path under VM_CGROOT), maps and
+ * writes the areas, reports ready, then keeps writing the hot areas; with hot_on_signal it
+ * leaves them alone until it gets SIGUSR1. Returns its pid.
+ */
+static inline pid_t vm_spawn_ex(const struct vm_area *a, unsigned n, const char *cgroup,
+				bool hot_on_signal)
 {
 	int fds[2];
 	pid_t pid;
@@ -92,6 +98,9 @@ static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cg
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		sigset_t usr1;
+		int sig;
+
 		close(fds[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (cgroup) {
@@ -112,10 +121,16 @@ static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cg
 			madvise(m, a[i].size, MADV_NOHUGEPAGE); /* count pages, not THPs */
 			vm_touch(m, a[i].size, true);
 		}
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		if (hot_on_signal)
+			sigprocmask(SIG_BLOCK, &usr1, NULL);
 		c = 1;
 		if (write(fds[1], &c, 1) != 1)
 			_exit(4);
 		close(fds[1]);
+		if (hot_on_signal)
+			sigwait(&usr1, &sig);
 		for (;;) {
 			bool any = false;
 
@@ -142,6 +157,11 @@ static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cg
 	}
 	close(fds[0]);
 	return pid;
+}
+
+static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cgroup)
+{
+	return vm_spawn_ex(a, n, cgroup, false);
 }
 
 static inline void vm_reap(pid_t pid)
@@ -206,6 +226,31 @@ static inline long vm_majflt(pid_t pid)
 	if (sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %ld", &v) != 1)
 		return -1;
 	return v;
+}
+
+/*
+ * vm_pageout_faults: process_madvise(MADV_PAGEOUT) of [addr, addr + size) in pid, through a
+ * pidfd, then wait up to wait_ms for the process to fault the pages back (until 90% of them;
+ * a slow host needs longer than a fast one). *ret_advised gets what the call returned. Returns
+ * the major faults of pid since the call.
+ */
+static inline long vm_pageout_faults(pid_t pid, uint64_t addr, uint64_t size, unsigned wait_ms,
+				     long *ret_advised)
+{
+	struct iovec iov = { (void *)(uintptr_t)addr, (size_t)size };
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	long f0 = vm_majflt(pid), f1 = f0;
+
+	*ret_advised = (long)syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_PAGEOUT, 0);
+	for (unsigned t = 0; t < wait_ms; t += 100) {
+		vm_sleep_ms(100);
+		f1 = vm_majflt(pid);
+		if (f1 - f0 >= (long)(size / 4096) * 9 / 10)
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return f1 - f0;
 }
 
 static inline int vm_cg_make(const char *cg)
