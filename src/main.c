@@ -23,6 +23,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/loop.h"
+#include "pageoutd/paddr.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 
@@ -46,6 +47,7 @@ struct daemon {
 	struct damon damon;
 	bool damon_open, damon_owned;
 	struct vaddr *vaddr;
+	struct paddr *paddr;
 };
 
 static void notify(const char *state)
@@ -195,11 +197,19 @@ static int take_damon(struct daemon *d)
 		if (r < 0)
 			return r;
 		d->damon_owned = true;
-		if (nr_engine(c, ENGINE_PADDR))
-			log_warn("%u paddr policies: the paddr engine is not built yet; they are "
-				 "inactive",
-				 nr_engine(c, ENGINE_PADDR));
 		notify("STATUS=running: DAMON kdamonds owned");
+	}
+	if (!d->paddr && nr_engine(c, ENGINE_PADDR)) {
+		if (!d->damon.feat.ops_paddr) {
+			log_rl(LOG_ERR,
+			       "DAMON here has no paddr operations (CONFIG_DAMON_PADDR): the %u "
+			       "paddr policies are inactive",
+			       nr_engine(c, ENGINE_PADDR));
+		} else {
+			r = paddr_new(&d->paddr, c, &d->damon, &d->cg);
+			if (r < 0)
+				return r;
+		}
 	}
 	if (!d->vaddr && nr_engine(c, ENGINE_VADDR)) {
 		if (!d->damon.feat.ops_vaddr) {
@@ -218,6 +228,8 @@ static void give_back_damon(struct daemon *d)
 {
 	vaddr_free(d->vaddr);
 	d->vaddr = NULL;
+	paddr_free(d->paddr);
+	d->paddr = NULL;
 	if (d->damon_owned)
 		damon_release(&d->damon);
 	if (d->damon_open)
@@ -245,6 +257,12 @@ static void cycle(struct daemon *d)
 			log_rl(LOG_WARNING, "vaddr cycle: %s", strerror(-r));
 		vaddr_log_summary(d->vaddr);
 	}
+	if (d->paddr) {
+		r = paddr_cycle(d->paddr);
+		if (r < 0)
+			log_rl(LOG_WARNING, "paddr cycle: %s", strerror(-r));
+		paddr_log_summary(d->paddr);
+	}
 }
 
 static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
@@ -268,9 +286,13 @@ static void reload(struct daemon *d)
 		notify("READY=1\nSTATUS=reload failed, old configuration in force");
 		return;
 	}
-	if (d->vaddr && vaddr_set_config(d->vaddr, n) < 0) {
+	if ((d->vaddr && vaddr_set_config(d->vaddr, n) < 0) ||
+	    (d->paddr && paddr_set_config(d->paddr, n) < 0)) {
 		log_err("reload failed: out of memory; keeping the current configuration");
-		vaddr_set_config(d->vaddr, d->cfg);
+		if (d->vaddr)
+			vaddr_set_config(d->vaddr, d->cfg);
+		if (d->paddr)
+			paddr_set_config(d->paddr, d->cfg);
 		cfg_free(n);
 		notify("READY=1\nSTATUS=reload failed, old configuration in force");
 		return;

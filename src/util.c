@@ -278,6 +278,47 @@ ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size)
 	return (ssize_t)len;
 }
 
+ssize_t read_file_alloc_at(int dirfd, const char *name, char **buf)
+{
+	size_t cap = 16384, len = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	char *b = NULL;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap || !b) {
+			char *nb = realloc(b, cap *= 2);
+
+			if (!nb) {
+				free(b);
+				close(fd);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		n = read(fd, b + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+
+			free(b);
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	b[len] = '\0';
+	*buf = b;
+	return (ssize_t)len;
+}
+
 int read_u64_at(int dirfd, const char *path, uint64_t *ret)
 {
 	char buf[64];

@@ -464,47 +464,6 @@ void vaddr_free(struct vaddr *v)
 	free(v);
 }
 
-static ssize_t read_at(int dirfd, const char *name, char **buf)
-{
-	size_t cap = 16384, len = 0;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	char *b = NULL;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap || !b) {
-			char *nb = realloc(b, cap *= 2);
-
-			if (!nb) {
-				free(b);
-				close(fd);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		n = read(fd, b + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-
-			free(b);
-			close(fd);
-			return e == -ESRCH ? -ESRCH : e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	b[len] = '\0';
-	*buf = b;
-	return (ssize_t)len;
-}
-
 /* RSS in bytes from the statm of the process behind procfd, or 0. */
 static uint64_t rss_of(const struct vaddr *v, int procfd)
 {
@@ -1084,7 +1043,8 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		if (t->policy != pi || t->dead)
 			continue;
 		/* maps is cheap (no page walk): it bounds what is counted */
-		if (read_at(t->procfd, "maps", &smaps) < 0 || vma_parse_smaps(smaps, &vmas) < 0) {
+		if (read_file_alloc_at(t->procfd, "maps", &smaps) < 0 ||
+		    vma_parse_smaps(smaps, &vmas) < 0) {
 			free(smaps);
 			vma_list_fini(&vmas);
 			t->dead = madv_pidfd_alive(t->pidfd) < 0;
@@ -1103,7 +1063,8 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			continue;
 		}
 		/* the VMAs as they are now, of the process the pidfd names */
-		if (read_at(t->procfd, "smaps", &smaps) < 0 || madv_pidfd_alive(t->pidfd) < 0) {
+		if (read_file_alloc_at(t->procfd, "smaps", &smaps) < 0 ||
+		    madv_pidfd_alive(t->pidfd) < 0) {
 			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
 			t->dead = true;
 		} else if (vma_parse_smaps(smaps, &vmas) == 0 &&
@@ -1159,7 +1120,7 @@ static int read_sys(struct vaddr *v, struct policy_input *in)
 	memset(in, 0, sizeof(*in));
 	in->now_us = now_usec();
 	in->page_size = v->page_size;
-	if (read_at(v->procfd, "meminfo", &buf) < 0)
+	if (read_file_alloc_at(v->procfd, "meminfo", &buf) < 0)
 		return -errno;
 	r = policy_parse_meminfo(buf, in);
 	free(buf);

@@ -70,6 +70,9 @@ bool str_has_suffix(const char *s, const char *suffix);
  * read(2) loop until EOF. Returns the length or -errno.
  */
 ssize_t read_file_at(int dirfd, const char *path, char *buf, size_t size);
+/* read_file_alloc_at: the whole of dirfd/name in a new NUL-terminated *buf (caller frees).
+ * Returns the length or -errno. */
+ssize_t read_file_alloc_at(int dirfd, const char *name, char **buf);
 /* read_u64_at: read a file holding one number. Returns 0 or -errno (-EINVAL: not a number). */
 int read_u64_at(int dirfd, const char *path, uint64_t *ret);
 /*

@@ -355,6 +355,26 @@ static int rebuild(struct fakedamon *f, const char *path, uint64_t n)
 		return -EINVAL;
 	if (!strcmp(leaf, "nr_kdamonds") && any_running(f))
 		return -EBUSY;
+	/* the kernel keeps its scheme objects, and their counters, for the indices that stay:
+	 * update_schemes_stats shows them again after a commit */
+	static const char *const kept[] = { "nr_tried", "sz_tried", "nr_applied", "sz_applied",
+					    "qt_exceeds" };
+	static char saved[64][ARRAY_SIZE(kept)][24];
+	uint64_t nsaved = 0;
+
+	if (!strcmp(leaf, "nr_schemes")) {
+		for (; nsaved < n && nsaved < ARRAY_SIZE(saved); nsaved++) {
+			const char *v =
+				fake_get(f, P("%s/%" PRIu64 "/stats/nr_tried", parent, nsaved));
+
+			if (!v[0])
+				break;
+			for (size_t k = 0; k < ARRAY_SIZE(kept); k++)
+				str_copy(saved[nsaved][k], sizeof(saved[nsaved][k]),
+					 fake_get(f, P("%s/%" PRIu64 "/stats/%s", parent, nsaved,
+						       kept[k])));
+		}
+	}
 	rm_children(f, parent);
 	for (uint64_t i = 0; i < n; i++) {
 		P("%s/%" PRIu64, parent, i);
@@ -366,9 +386,12 @@ static int rebuild(struct fakedamon *f, const char *path, uint64_t n)
 			mk_target(f, p);
 		else if (!strcmp(leaf, "nr_regions"))
 			mk_region(f, p);
-		else if (!strcmp(leaf, "nr_schemes"))
+		else if (!strcmp(leaf, "nr_schemes")) {
 			mk_scheme(f, p);
-		else if (!strcmp(leaf, "nr_filters"))
+			for (size_t k = 0; i < nsaved && k < ARRAY_SIZE(kept); k++)
+				put(f, P("%s/%" PRIu64 "/stats/%s", parent, i, kept[k]),
+				    saved[i][k]);
+		} else if (!strcmp(leaf, "nr_filters"))
 			mk_filter(f, p);
 		else if (!strcmp(leaf, "nr_goals"))
 			mk_goal(f, p);
@@ -464,6 +487,35 @@ static int validate_ctx(struct fakedamon *f, const char *k)
 	if (get_u64(f, P("%s/contexts/0/monitoring_attrs/intervals/sample_us", k)) >
 	    get_u64(f, P("%s/contexts/0/monitoring_attrs/intervals/aggr_us", k)))
 		return -EINVAL;
+	/* the kernel resolves every memcg_path to an online memcg, or refuses with EINVAL */
+	for (uint64_t i = 0; i < get_u64(f, P("%s/contexts/0/schemes/nr_schemes", k)); i++) {
+		static const char *const dirs[] = { "filters", "core_filters", "ops_filters" };
+
+		for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
+			char s[256];
+			uint64_t nf;
+
+			snprintf(s, sizeof(s), "%s/contexts/0/schemes/%" PRIu64 "/%s", k, i,
+				 dirs[d]);
+			nf = get_u64(f, P("%s/nr_filters", s));
+			for (uint64_t j = 0; j < nf; j++) {
+				char fb[300], abs[PATH_MAX * 2];
+				const char *m;
+				struct stat st;
+
+				snprintf(fb, sizeof(fb), "%s/%" PRIu64, s, j);
+				if (strcmp(fake_get(f, P("%s/type", fb)), "memcg"))
+					continue;
+				m = fake_get(f, P("%s/memcg_path", fb));
+				if (m[0] != '/')
+					return -EINVAL;
+				snprintf(abs, sizeof(abs), "%s%s", f->memcg_root, m);
+				if (f->memcg_root[0] &&
+				    (stat(abs, &st) < 0 || !S_ISDIR(st.st_mode)))
+					return -EINVAL;
+			}
+		}
+	}
 	return 0;
 }
 

@@ -42,6 +42,8 @@ struct fakedamon {
 	unsigned nvr;
 	struct fake_vregion vr[256];
 	int next_kpid;
+	/* memcg_path P resolves when memcg_root/P is a directory (any path when empty) */
+	char memcg_root[PATH_MAX];
 };
 
 /* fake_new: build the empty tree (nr_kdamonds 0). Exits the test on failure. */

@@ -20,7 +20,7 @@ for k in "$@"; do
 	log=$(mktemp)
 	start=$(date +%s)
 	"$s/tests/vm/boot.sh" -k "$k" -C "$cache" \
-		-f "$b/pageoutd" -f "$b/tests/vm/guest/vm-damon" -f "$b/tests/vm/guest/vm-vaddr" -f "$s/conf/demo/app.conf" -f "$b/tests/unit/test-cgroup" \
+		-f "$b/pageoutd" -f "$b/tests/vm/guest/vm-damon" -f "$b/tests/vm/guest/vm-vaddr" -f "$b/tests/vm/guest/vm-paddr" -f "$s/conf/demo/app.conf" -f "$b/tests/unit/test-cgroup" \
 		-f "$s/tests/vm/guest/run.sh" -- sh run.sh >"$log" 2>&1
 	rc=$?
 	end=$(date +%s)

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pageoutd/paddr.h"
 #include "pageoutd/util.h"
 
 #define MIB (1024ULL * 1024)
@@ -281,24 +282,17 @@ static inline uint64_t vm_cg_u64(const char *cg, const char *file)
 /* The biggest "System RAM" range in /proc/iomem: what a paddr context monitors. */
 static inline int vm_system_ram(uint64_t *start, uint64_t *end)
 {
-	FILE *f = fopen("/proc/iomem", "re");
-	char line[256];
-	uint64_t best = 0;
+	struct damon_range r;
+	char *buf = NULL;
+	int n = (int)read_file_alloc_at(AT_FDCWD, "/proc/iomem", &buf);
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e;
-
-		if (line[0] != ' ' && strstr(line, "System RAM") &&
-		    sscanf(line, "%llx-%llx", &s, &e) == 2 && e - s > best) {
-			best = e - s;
-			*start = s;
-			*end = e + 1;
-		}
-	}
-	fclose(f);
-	return best ? 0 : -ENOENT;
+	n = n < 0 ? n : paddr_ram_ranges(buf, &r, 1);
+	free(buf);
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT;
+	*start = r.start;
+	*end = r.end;
+	return 0;
 }
 
 #endif

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * paddr: the engine for `engine = paddr` policies. The kernel reclaims: pageoutd owns one
+ * DAMON paddr kdamond over physical memory (the System RAM ranges of /proc/iomem) and gives
+ * it one DAMOS `pageout` scheme per cgroup that holds memory under a policy. DAMON resolves a
+ * scheme's memcg_path once, at commit, to one memcg id and matches that memcg only (not its
+ * descendants), so a policy over a subtree gets a scheme for each cgroup in it, re-resolved
+ * when cgroups come and go. Each scheme has a memcg filter (and an anon filter when only one
+ * kind of memory may go), the policy's access pattern, quotas (bytes and time per reset
+ * interval, split over the policy's schemes), weights that favour age, free-memory
+ * watermarks from min_free and, where the kernel has goal metrics, a PSI goal from
+ * pressure_limit so that the kernel tunes the quota itself. Each cycle pageoutd reads the
+ * cgroups' PSI, refaults and swap, pauses a scheme (action stat) or narrows it (anon
+ * filter), backs off on refaults, and commits what changed online. DAMON's paddr pageout
+ * re-checks references before reclaiming: memory used again after DAMON chose it stays.
+ */
+#ifndef PAGEOUTD_PADDR_H
+#define PAGEOUTD_PADDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/config.h"
+#include "pageoutd/damon.h"
+#include "pageoutd/policy.h"
+
+/* The most schemes (cgroups) one paddr kdamond is given; past it cgroups are refused. */
+#define PADDR_MAX_SCHEMES 64
+
+/* Figures of one cgroup's scheme, accumulated while the cgroup held it. */
+struct paddr_cgroup_stats {
+	uint64_t nr_tried, sz_tried, nr_applied, sz_applied, qt_exceeds;
+	uint64_t sz_ops_filter_passed; /* UINT64_MAX when the kernel has no such stat */
+	uint64_t sz_paused;	       /* tried while the scheme was paused (action stat) */
+	uint64_t effective_quota;      /* bytes per reset interval, UINT64_MAX when unknown */
+	uint64_t resident;	       /* the memcg's anon + file now */
+	uint64_t memcg_drop_bytes_total;
+	uint64_t refaults_total; /* pages since the cgroup got its scheme */
+	uint64_t commits;
+};
+
+struct paddr_policy_stats {
+	uint64_t cycles, cgroups;
+	uint64_t refused;	      /* cgroups without a scheme: past PADDR_MAX_SCHEMES */
+	uint64_t applied_bytes_total; /* reclaimed by the kernel (sz_applied) */
+	uint64_t tried_bytes_total;
+	uint64_t qt_exceeds_total;
+	uint64_t paused_bytes_total;
+	uint64_t memcg_drop_bytes_total;
+	uint64_t refaults_total;
+	uint64_t last_applied;
+};
+
+struct paddr_stats {
+	uint64_t cycles, commits, restarts, errors;
+	uint64_t schemes; /* in use now */
+	uint64_t ram_bytes;
+	bool goals; /* the kernel tunes the quota (some_mem_psi_us goal) */
+};
+
+struct paddr;
+
+/* paddr_ram_ranges: the top-level "System RAM" ranges of /proc/iomem text, ascending, up to
+ * max (the largest ones when there are more). Returns the count, 0 when the addresses read
+ * as zero (no CAP_SYS_ADMIN), or -EINVAL. */
+int paddr_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max);
+
+/*
+ * paddr_build_scheme: the DAMOS scheme for cgroup `memcg` (its path in the memory hierarchy)
+ * under policy p, on a kernel with features f: pageout (or stat when `paused`) of regions at
+ * least min_age_us old and at most max_access_rate hot, quota bytes/ms split `share` ways and
+ * scaled by quota_scale, a memory-kind filter for `kinds` (MEMORY_ANON | MEMORY_FILE).
+ * Exposed for tests.
+ */
+void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
+			const struct damon_features *f, const char *memcg, uint64_t min_age_us,
+			double quota_scale, unsigned share, unsigned kinds, bool paused,
+			struct damon_scheme *ret);
+
+int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
+	      const struct cgrp_root *cg);
+/* paddr_set_config: a reloaded config; policies and cgroups are matched by name and path. */
+int paddr_set_config(struct paddr *p, const struct cfg *cfg);
+/* paddr_cycle: one cycle. Returns 0 or -errno (a DAMON error worth a log line). */
+int paddr_cycle(struct paddr *p);
+/* paddr_free: turn the kdamond off and free the engine. */
+void paddr_free(struct paddr *p);
+
+const struct paddr_stats *paddr_stats(const struct paddr *p);
+const struct paddr_policy_stats *paddr_policy_stats(const struct paddr *p, const char *policy);
+/* paddr_cgroup_stats: the figures of one cgroup (path), NULL when it has no scheme. */
+const struct paddr_cgroup_stats *paddr_cgroup_stats(const struct paddr *p, const char *path);
+/* paddr_scheme_of: the scheme index of a cgroup in the kdamond, or -1. */
+int paddr_scheme_of(const struct paddr *p, const char *path);
+void paddr_log_summary(const struct paddr *p);
+
+#endif

@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * paddr: one DAMOS pageout scheme per cgroup on pageoutd's paddr kdamond; see paddr.h.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pageoutd/log.h"
+#include "pageoutd/paddr.h"
+#include "pageoutd/util.h"
+
+#define PPM_ONE 1000000u
+/* without goal metrics pageoutd scales the quota from PSI in these steps */
+#define PSI_STEPS 8
+
+struct pcg {
+	char *path;
+	size_t policy;
+	struct policy_state st;
+	struct policy_input in;
+	struct damon_scheme want;
+	int kidx;	/* its index at the last commit, -1 before */
+	bool have_base; /* base holds the kernel's counters at the last read */
+	struct damon_stats base;
+	bool seen;	       /* still wanted this cycle */
+	bool committed_paused; /* the kernel has it as a stat scheme */
+	bool was_paused;
+	uint64_t last_resident, last_refaults;
+	bool have_resident, have_refaults;
+	struct paddr_cgroup_stats s;
+};
+
+struct ppolicy {
+	char name[CFG_NAME_MAX];
+	const struct cfg_policy *cfg;
+	bool active;
+	unsigned nsch;
+	struct paddr_policy_stats s;
+};
+
+struct paddr {
+	const struct cfg *cfg;
+	struct damon *d;
+	const struct cgrp_root *cg;
+	int procfd;
+	uint64_t page_size;
+	struct damon_range ram[2];
+	unsigned nram;
+	bool ram_warned;
+	struct pcg *c;
+	size_t nc;
+	unsigned kschemes; /* schemes in the kernel after the last commit or start */
+	struct ppolicy *pol;
+	size_t npol;
+	bool running, dirty;
+	struct paddr_stats s;
+};
+
+/* --- pure parts --- */
+
+int paddr_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max)
+{
+	struct damon_range all[64];
+	unsigned n = 0;
+
+	if (!max)
+		return 0;
+	for (const char *l = iomem; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		unsigned long long s, e;
+		int used = 0;
+
+		/* top level only: nested resources are indented */
+		if (*l == ' ' || sscanf(l, "%llx-%llx : %n", &s, &e, &used) != 2 || !used)
+			continue;
+		if (strncmp(l + used, "System RAM", 10) || (l[used + 10] != '\n' && l[used + 10]))
+			continue;
+		if (e <= s || n == ARRAY_SIZE(all))
+			continue;
+		all[n].start = s;
+		all[n].end = (uint64_t)e + 1; /* iomem ends are inclusive */
+		n++;
+	}
+	if (!n)
+		return iomem && strstr(iomem, "System RAM") ? 0 : -EINVAL;
+	/* keep the `max` largest, then put them back in address order */
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			if (all[j].end - all[j].start > all[i].end - all[i].start) {
+				struct damon_range t = all[i];
+
+				all[i] = all[j];
+				all[j] = t;
+			}
+	n = n < max ? n : max;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			if (all[j].start < all[i].start) {
+				struct damon_range t = all[i];
+
+				all[i] = all[j];
+				all[j] = t;
+			}
+	memcpy(ret, all, n * sizeof(*ret));
+	return (int)n;
+}
+
+void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
+			const struct damon_features *f, const char *memcg, uint64_t min_age_us,
+			double quota_scale, unsigned share, unsigned kinds, bool paused,
+			struct damon_scheme *s)
+{
+	uint64_t aggr = cfg->damon.aggr_us ? cfg->damon.aggr_us : 1;
+	uint64_t samples = cfg->damon.sample_us ? aggr / cfg->damon.sample_us : 1;
+	struct damon_filter *fl;
+
+	memset(s, 0, sizeof(*s));
+	share = share ? share : 1;
+	kinds &= p->memory;
+	str_copy(s->action, sizeof(s->action), paused || !kinds ? "stat" : "pageout");
+	damon_pattern_all(&s->pattern);
+	s->pattern.nr_accesses_max = (uint32_t)((uint64_t)p->max_access_rate * samples / PPM_ONE);
+	s->pattern.age_min = (uint32_t)((min_age_us + aggr - 1) / aggr);
+	s->apply_interval_us = 0; /* every aggregation interval */
+	if (p->quota_interval_us) {
+		uint64_t b = (uint64_t)((double)p->quota_bytes * quota_scale) / share;
+
+		s->quota_bytes = b < 4096 ? 4096 : b;
+		s->quota_reset_ms = p->quota_interval_us / USEC_PER_MSEC;
+	}
+	if (!s->quota_reset_ms)
+		s->quota_reset_ms = 1000;
+	if (p->quota_time_us) {
+		s->quota_ms = p->quota_time_us / USEC_PER_MSEC / share;
+		if (!s->quota_ms)
+			s->quota_ms = 1;
+	}
+	/* coldest first, then oldest: size says nothing of coldness */
+	s->weight_sz = 0;
+	s->weight_nr_accesses = 300;
+	s->weight_age = 700;
+	if (f->goal_metric && p->pressure_limit) {
+		/* µs of "some" memory stall per reset interval that the kernel aims at */
+		uint64_t t =
+			(uint64_t)p->pressure_limit * s->quota_reset_ms * USEC_PER_MSEC / PPM_ONE;
+
+		s->nr_goals = 1;
+		str_copy(s->goals[0].metric, sizeof(s->goals[0].metric), "some_mem_psi_us");
+		s->goals[0].target_value = t ? t : 1;
+	}
+	if (p->min_free) {
+		uint64_t pm = p->min_free / 1000;
+
+		/* active while free memory is below min_free (per-mille); never off for low */
+		s->wmark_free_mem_rate = true;
+		s->wmark_interval_us = cfg->daemon.interval_us;
+		s->wmark_high = s->wmark_mid = pm ? pm : 1;
+		s->wmark_low = 0;
+	}
+	if (f->filter_allow) {
+		/* 6.14+: the first filter that matches decides, the rest gets the opposite of
+		 * the last one: reject the unwanted kind, allow the memcg, reject the rest */
+		if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
+			fl = &s->filters[s->nr_filters++];
+			fl->type = DAMON_FILTER_ANON;
+			fl->matching = kinds == MEMORY_FILE;
+			fl->allow = false;
+		}
+		fl = &s->filters[s->nr_filters++];
+		fl->type = DAMON_FILTER_MEMCG;
+		fl->matching = true;
+		fl->allow = true;
+	} else {
+		/* before 6.14 every filter excludes what it matches */
+		fl = &s->filters[s->nr_filters++];
+		fl->type = DAMON_FILTER_MEMCG;
+		fl->matching = false;
+		if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
+			fl = &s->filters[s->nr_filters++];
+			fl->type = DAMON_FILTER_ANON;
+			fl->matching = kinds == MEMORY_FILE;
+		}
+	}
+	for (unsigned i = 0; i < s->nr_filters; i++)
+		if (s->filters[i].type == DAMON_FILTER_MEMCG)
+			str_copy(s->filters[i].memcg_path, sizeof(s->filters[i].memcg_path), memcg);
+}
+
+/* --- lifecycle --- */
+
+int paddr_set_config(struct paddr *p, const struct cfg *cfg)
+{
+	p->cfg = cfg;
+	for (size_t i = 0; i < p->npol; i++)
+		p->pol[i].active = false;
+	for (unsigned i = 0; i < cfg->nr_policies; i++) {
+		const struct cfg_policy *cp = &cfg->policies[i];
+		struct ppolicy *pp = NULL;
+
+		if (cp->engine != ENGINE_PADDR)
+			continue;
+		for (size_t k = 0; k < p->npol; k++)
+			if (!strcmp(p->pol[k].name, cp->name))
+				pp = &p->pol[k];
+		if (!pp) {
+			struct ppolicy *n = reallocarray(p->pol, p->npol + 1, sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			p->pol = n;
+			pp = &p->pol[p->npol++];
+			memset(pp, 0, sizeof(*pp));
+			str_copy(pp->name, sizeof(pp->name), cp->name);
+		}
+		pp->cfg = cp;
+		pp->active = true;
+	}
+	p->dirty = true;
+	return 0;
+}
+
+int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
+	      const struct cgrp_root *cg)
+{
+	struct paddr *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	p->d = d;
+	p->cg = cg;
+	p->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	p->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->procfd < 0) {
+		r = -errno;
+		log_errno(LOG_ERR, r, "cannot open %s", cfg->daemon.proc_root);
+		free(p);
+		return r;
+	}
+	r = paddr_set_config(p, cfg);
+	if (r < 0) {
+		paddr_free(p);
+		return r;
+	}
+	p->s.goals = d->feat.goal_metric;
+	log_notice("paddr: the kernel reclaims and re-checks references; quotas %s",
+		   p->s.goals ? "tuned by the kernel toward each policy's pressure_limit "
+				"(some_mem_psi_us goal)"
+			      : "scaled by pageoutd from each cgroup's PSI (no goal metrics here)");
+	*ret = p;
+	return 0;
+}
+
+static void pcg_fini(struct pcg *c)
+{
+	free(c->path);
+	c->path = NULL;
+}
+
+void paddr_free(struct paddr *p)
+{
+	if (!p)
+		return;
+	if (p->running)
+		damon_stop(p->d, DAMON_SLOT_PADDR);
+	for (size_t i = 0; i < p->nc; i++)
+		pcg_fini(&p->c[i]);
+	free(p->c);
+	free(p->pol);
+	if (p->procfd >= 0)
+		close(p->procfd);
+	free(p);
+}
+
+/* --- cgroups --- */
+
+struct cand {
+	char *path;
+	size_t policy;
+	uint64_t mem; /* anon + file, hierarchical on v2 */
+};
+
+static bool is_child(const char *parent, const char *path)
+{
+	size_t n = strlen(parent);
+	const char *rest;
+
+	if (!strcmp(parent, "/"))
+		n = 0;
+	if (strncmp(parent, path, n) || path[n] != '/' || !path[n + 1])
+		return false;
+	rest = path + n + 1;
+	return strchr(rest, '/') == NULL;
+}
+
+static struct pcg *find_cg(struct paddr *p, const char *path)
+{
+	for (size_t i = 0; i < p->nc; i++)
+		if (!strcmp(p->c[i].path, path))
+			return &p->c[i];
+	return NULL;
+}
+
+static int add_cg(struct paddr *p, const char *path, size_t policy)
+{
+	struct pcg *n = reallocarray(p->c, p->nc + 1, sizeof(*n));
+	struct pcg *c;
+
+	if (!n)
+		return -ENOMEM;
+	p->c = n;
+	c = &p->c[p->nc];
+	memset(c, 0, sizeof(*c));
+	c->path = strdup(path);
+	if (!c->path)
+		return -ENOMEM;
+	c->policy = policy;
+	c->kidx = -1;
+	c->seen = true;
+	policy_state_init(&c->st);
+	p->nc++;
+	p->dirty = true;
+	return 0;
+}
+
+/* Every cgroup under an active policy that holds memory of its own gets a scheme. */
+static void sync_cgroups(struct paddr *p)
+{
+	struct cand *cand = NULL;
+	size_t ncand = 0, w = 0;
+
+	for (size_t i = 0; i < p->nc; i++)
+		p->c[i].seen = false;
+	for (size_t pi = 0; pi < p->npol; pi++) {
+		struct ppolicy *pp = &p->pol[pi];
+		struct cgrp_list top = { 0 }, all = { 0 };
+
+		pp->s.refused = 0;
+		if (!pp->active)
+			continue;
+		if (cgrp_expand(p->cg, pp->cfg->cgroup, pp->cfg->cgroup_is_glob, &top) < 0)
+			continue;
+		for (size_t k = 0; k < top.nr; k++)
+			cgrp_descendants(p->cg, top.paths[k], &all);
+		cgrp_list_fini(&top);
+		for (size_t k = 0; k < all.nr; k++) {
+			struct cgrp_memstat ms;
+			bool dup = false;
+			struct cand *n;
+
+			for (size_t j = 0; j < ncand && !dup; j++)
+				dup = !strcmp(cand[j].path, all.paths[k]);
+			if (dup) /* the first policy that matches a cgroup owns it */
+				continue;
+			n = reallocarray(cand, ncand + 1, sizeof(*n));
+			if (!n)
+				break;
+			cand = n;
+			cand[ncand].path = all.paths[k];
+			all.paths[k] = NULL;
+			cand[ncand].policy = pi;
+			cand[ncand].mem = cgrp_memstat(p->cg, cand[ncand].path, &ms) == 0
+						  ? ms.anon + ms.file
+						  : 0;
+			ncand++;
+		}
+		cgrp_list_fini(&all);
+	}
+	for (size_t k = 0; k < ncand; k++) {
+		struct pcg *c = find_cg(p, cand[k].path);
+		uint64_t local = cand[k].mem;
+
+		if (c && c->policy == cand[k].policy) {
+			c->seen = true; /* a cgroup keeps its scheme while it exists */
+			continue;
+		}
+		if (c)
+			continue; /* moved to another policy: dropped below, added next cycle */
+		/* v2 counts children in memory.stat: what is left is the cgroup's own */
+		for (size_t j = 0; p->cg->version == 2 && j < ncand; j++)
+			if (is_child(cand[k].path, cand[j].path))
+				local = cand[j].mem > local ? 0 : local - cand[j].mem;
+		if (!local)
+			continue;
+		if (p->nc >= PADDR_MAX_SCHEMES) {
+			p->pol[cand[k].policy].s.refused++;
+			continue;
+		}
+		if (add_cg(p, cand[k].path, cand[k].policy) < 0)
+			break;
+	}
+	for (size_t k = 0; k < ncand; k++)
+		free(cand[k].path);
+	free(cand);
+	/* drop what went away, keeping the order of the rest */
+	for (size_t i = 0; i < p->nc; i++) {
+		if (!p->c[i].seen || p->c[i].policy >= p->npol || !p->pol[p->c[i].policy].active) {
+			log_info("paddr: cgroup %s leaves policy %s", p->c[i].path,
+				 p->pol[p->c[i].policy].name);
+			pcg_fini(&p->c[i]);
+			p->dirty = true;
+			continue;
+		}
+		p->c[w++] = p->c[i];
+	}
+	p->nc = w;
+	for (size_t pi = 0; pi < p->npol; pi++) {
+		struct ppolicy *pp = &p->pol[pi];
+
+		pp->nsch = 0;
+		for (size_t i = 0; i < p->nc; i++)
+			pp->nsch += p->c[i].policy == pi;
+		pp->s.cgroups = pp->nsch;
+		if (pp->s.refused)
+			log_rl(LOG_ERR,
+			       "paddr: policy %s: %" PRIu64 " more cgroups hold memory than the %d "
+			       "schemes a paddr kdamond is given (each scheme walks the cold "
+			       "memory again every aggregation interval); they are not reclaimed. "
+			       "Narrow `cgroup =` or use engine = vaddr",
+			       pp->name, pp->s.refused, PADDR_MAX_SCHEMES);
+	}
+}
+
+/* --- inputs and decisions --- */
+
+static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_input *sys)
+{
+	struct policy_input *in = &c->in;
+	struct cgrp_memstat ms;
+	struct cgrp_psi psi;
+	uint64_t cur;
+	int f;
+
+	*in = *sys;
+	in->refaults_known = false;
+	if (cgrp_memstat(p->cg, c->path, &ms) == 0) {
+		uint64_t res = ms.anon + ms.file;
+
+		if (c->have_resident && res < c->last_resident) {
+			c->s.memcg_drop_bytes_total += c->last_resident - res;
+			p->pol[c->policy].s.memcg_drop_bytes_total += c->last_resident - res;
+		}
+		c->s.resident = c->last_resident = res;
+		c->have_resident = true;
+		if (ms.refault_anon != CGRP_UNKNOWN) {
+			in->refaults_known = true;
+			in->refault_pages = ms.refault_anon +
+					    (ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+			if (c->have_refaults && in->refault_pages >= c->last_refaults) {
+				c->s.refaults_total += in->refault_pages - c->last_refaults;
+				p->pol[c->policy].s.refaults_total +=
+					in->refault_pages - c->last_refaults;
+			}
+			c->last_refaults = in->refault_pages;
+			c->have_refaults = true;
+		}
+	}
+	if (cgrp_pressure(p->cg, c->path, &psi) == 0 && psi.known) {
+		in->psi_known = true;
+		in->psi_some_avg10 = psi.some_avg10;
+	}
+	if (cgrp_current(p->cg, c->path, &cur) == 0)
+		in->memory_bytes = cur;
+	f = cgrp_frozen(p->cg, c->path);
+	in->frozen_known = f >= 0;
+	in->all_frozen = f == 1;
+}
+
+static void decide(struct paddr *p, struct pcg *c)
+{
+	const struct ppolicy *pp = &p->pol[c->policy];
+	struct cfg_policy eff = *pp->cfg;
+	double scale;
+	unsigned kinds;
+
+	/* the kernel's watermarks gate on free memory, its quota on bytes per interval */
+	eff.min_free = 0;
+	eff.quota_interval_us = 0;
+	policy_decide(&eff, &c->in, &c->st);
+	scale = c->st.quota_scale;
+	if (!p->s.goals && c->in.psi_known && pp->cfg->pressure_limit && !c->st.paused) {
+		/* no goal metrics: pageoutd shrinks the quota as PSI nears the limit */
+		double frac = c->in.psi_some_avg10 * 10000.0 / (double)pp->cfg->pressure_limit;
+		int step = (int)((1.0 - frac) * PSI_STEPS + 0.999);
+
+		step = step < 1 ? 1 : step > PSI_STEPS ? PSI_STEPS : step;
+		scale *= (double)step / PSI_STEPS;
+	}
+	kinds = (c->st.anon_allowed ? MEMORY_ANON : 0) | (c->st.file_allowed ? MEMORY_FILE : 0);
+	if (!(kinds & pp->cfg->memory) && !c->st.paused) {
+		c->st.paused = true; /* only anon wanted, and no swap for it */
+		c->st.paused_why = SKIP_SWAP_RESERVE;
+	}
+	/* dry run: the schemes only count (stat), nothing is reclaimed */
+	paddr_build_scheme(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale, pp->nsch,
+			   kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
+	if (c->st.paused != c->was_paused)
+		log_info("paddr: cgroup %s (policy %s) %s%s", c->path, pp->name,
+			 c->st.paused ? "paused: " : "resumed",
+			 c->st.paused ? skip_reason_name(c->st.paused_why) : "");
+	c->was_paused = c->st.paused;
+}
+
+/* --- DAMON --- */
+
+static int write_ctx(struct paddr *p)
+{
+	struct damon_scheme *s = calloc(p->nc ? p->nc : 1, sizeof(*s));
+	struct damon_target t = { 0 };
+	struct damon_ctx c = { 0 };
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	str_copy(c.ops, sizeof(c.ops), "paddr");
+	c.sample_us = p->cfg->damon.sample_us;
+	c.aggr_us = p->cfg->damon.aggr_us;
+	c.update_us = p->cfg->damon.update_us;
+	c.min_regions = p->cfg->damon.min_regions;
+	c.max_regions = p->cfg->damon.max_regions;
+	t.nr_regions = p->nram;
+	memcpy(t.regions, p->ram, p->nram * sizeof(t.regions[0]));
+	c.nr_targets = 1;
+	c.targets = &t;
+	for (size_t i = 0; i < p->nc; i++)
+		s[i] = p->c[i].want;
+	c.nr_schemes = (unsigned)p->nc;
+	c.schemes = s;
+	r = damon_write_ctx(p->d, DAMON_SLOT_PADDR, &c);
+	free(s);
+	return r;
+}
+
+/* After a commit or start: which counters each scheme's kernel object carries. */
+static void rebase(struct paddr *p, bool started)
+{
+	for (size_t i = 0; i < p->nc; i++) {
+		struct pcg *c = &p->c[i];
+
+		if (started || (c->kidx != (int)i && i >= p->kschemes)) {
+			/* a new kernel scheme: its counters start at zero */
+			memset(&c->base, 0, sizeof(c->base));
+			c->have_base = true;
+		} else if (c->kidx != (int)i) {
+			c->have_base = false; /* it inherits another cgroup's counters */
+		}
+		c->kidx = (int)i;
+		c->committed_paused = !strcmp(c->want.action, "stat");
+		c->s.commits++;
+	}
+	p->kschemes = (unsigned)p->nc;
+}
+
+/* A commit refused with EINVAL: most likely a cgroup went away after we listed it. */
+static bool drop_vanished(struct paddr *p)
+{
+	size_t w = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < p->nc; i++) {
+		uint64_t cur;
+
+		if (cgrp_current(p->cg, p->c[i].path, &cur) == -ENOENT) {
+			log_info("paddr: cgroup %s vanished before the commit", p->c[i].path);
+			pcg_fini(&p->c[i]);
+			any = true;
+			continue;
+		}
+		p->c[w++] = p->c[i];
+	}
+	p->nc = w;
+	return any;
+}
+
+static int sync_damon(struct paddr *p)
+{
+	int r = 0;
+
+	if (!p->dirty)
+		return 0;
+	if (!p->nc) {
+		if (p->running)
+			damon_stop(p->d, DAMON_SLOT_PADDR);
+		p->running = false;
+		p->dirty = false;
+		p->kschemes = 0;
+		return 0;
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		r = write_ctx(p);
+		if (r == 0 && p->running) {
+			r = damon_commit(p->d, DAMON_SLOT_PADDR);
+			if (r == 0) {
+				p->s.commits++;
+				rebase(p, false);
+			}
+		}
+		if (r == 0 && !p->running) {
+			r = damon_start(p->d, DAMON_SLOT_PADDR);
+			if (r == 0) {
+				p->running = true;
+				p->s.restarts++;
+				rebase(p, true);
+			}
+		}
+		if (r != -EINVAL || !drop_vanished(p) || !p->nc)
+			break;
+	}
+	if (r == -EINVAL && p->running && damon_running(p->d, DAMON_SLOT_PADDR) == 0) {
+		/* 7.x answers commit on a stopped kdamond with EINVAL: start it next cycle */
+		p->running = false;
+		return 0;
+	}
+	if (r < 0) {
+		p->s.errors++;
+		log_rl(LOG_ERR, "paddr: DAMON refused the %zu schemes (%s); retrying each cycle",
+		       p->nc, strerror(-r));
+		return r;
+	}
+	p->dirty = false;
+	p->s.schemes = p->nc;
+	return 0;
+}
+
+static void read_stats(struct paddr *p)
+{
+	if (!p->running || !p->nc)
+		return;
+	if (damon_update_stats(p->d, DAMON_SLOT_PADDR) < 0) {
+		p->s.errors++;
+		return;
+	}
+	for (size_t i = 0; i < p->nc; i++) {
+		struct pcg *c = &p->c[i];
+		struct paddr_policy_stats *ps = &p->pol[c->policy].s;
+		struct damon_stats st, *b = &c->base;
+
+		if (damon_read_stats(p->d, DAMON_SLOT_PADDR, (unsigned)i, &st) < 0)
+			continue;
+		c->s.effective_quota = st.effective_bytes;
+		if (c->have_base && st.sz_tried >= b->sz_tried && st.nr_tried >= b->nr_tried &&
+		    st.sz_applied >= b->sz_applied) {
+			uint64_t dt = st.sz_tried - b->sz_tried, da = st.sz_applied - b->sz_applied;
+
+			c->s.nr_tried += st.nr_tried - b->nr_tried;
+			c->s.sz_tried += dt;
+			c->s.qt_exceeds += st.qt_exceeds - b->qt_exceeds;
+			ps->tried_bytes_total += dt;
+			ps->qt_exceeds_total += st.qt_exceeds - b->qt_exceeds;
+			if (c->committed_paused) {
+				/* a stat scheme "applies" everything it tries: nothing reclaimed */
+				c->s.sz_paused += dt;
+				ps->paused_bytes_total += dt;
+			} else {
+				c->s.nr_applied += st.nr_applied - b->nr_applied;
+				c->s.sz_applied += da;
+				ps->applied_bytes_total += da;
+				ps->last_applied += da;
+			}
+			if (st.sz_ops_filter_passed != UINT64_MAX &&
+			    b->sz_ops_filter_passed != UINT64_MAX &&
+			    st.sz_ops_filter_passed >= b->sz_ops_filter_passed)
+				c->s.sz_ops_filter_passed +=
+					st.sz_ops_filter_passed - b->sz_ops_filter_passed;
+		}
+		if (st.sz_ops_filter_passed == UINT64_MAX)
+			c->s.sz_ops_filter_passed = UINT64_MAX;
+		*b = st;
+		c->have_base = true;
+	}
+}
+
+static int read_ram(struct paddr *p)
+{
+	char *buf = NULL;
+	int n;
+
+	if (p->nram)
+		return 0;
+	if (read_file_alloc_at(p->procfd, "iomem", &buf) < 0) {
+		n = -errno;
+		goto fail;
+	}
+	n = paddr_ram_ranges(buf, p->ram, ARRAY_SIZE(p->ram));
+	free(buf);
+	if (n <= 0) {
+		n = n ? n : -EPERM;
+		goto fail;
+	}
+	p->nram = (unsigned)n;
+	p->s.ram_bytes = 0;
+	for (unsigned i = 0; i < p->nram; i++)
+		p->s.ram_bytes += p->ram[i].end - p->ram[i].start;
+	return 0;
+fail:
+	if (!p->ram_warned)
+		log_err("paddr: cannot read the physical memory layout from %s/iomem (%s; it "
+			"needs CAP_SYS_ADMIN to show addresses): paddr policies are inactive",
+			p->cfg->daemon.proc_root, strerror(-n));
+	p->ram_warned = true;
+	return n;
+}
+
+int paddr_cycle(struct paddr *p)
+{
+	struct policy_input sys = { 0 };
+	uint64_t commits;
+	char *buf = NULL;
+	int r;
+
+	p->s.cycles++;
+	for (size_t pi = 0; pi < p->npol; pi++)
+		p->pol[pi].s.last_applied = 0;
+	if (read_ram(p) < 0)
+		return 0;
+	/* the counters first, while the kernel's schemes are still the ones we know */
+	read_stats(p);
+	sync_cgroups(p);
+	sys.now_us = now_usec();
+	sys.page_size = p->page_size;
+	if (read_file_alloc_at(p->procfd, "meminfo", &buf) >= 0)
+		policy_parse_meminfo(buf, &sys);
+	free(buf);
+	for (size_t pi = 0; pi < p->npol; pi++)
+		if (p->pol[pi].active)
+			p->pol[pi].s.cycles++;
+	for (size_t i = 0; i < p->nc; i++) {
+		struct pcg *c = &p->c[i];
+		struct damon_scheme before = c->want;
+
+		read_inputs(p, c, &sys);
+		decide(p, c);
+		if (memcmp(&before, &c->want, sizeof(before)))
+			p->dirty = true;
+	}
+	if (p->running && damon_running(p->d, DAMON_SLOT_PADDR) == 0) {
+		log_rl(LOG_WARNING, "paddr: the kdamond is off (someone turned it off); "
+				    "restarting it");
+		p->running = false;
+		p->dirty = true;
+	}
+	commits = p->s.commits + p->s.restarts;
+	r = sync_damon(p);
+	if (p->s.commits + p->s.restarts != commits)
+		read_stats(p); /* base lines of the schemes that changed hands */
+	return r;
+}
+
+/* --- reporting --- */
+
+const struct paddr_stats *paddr_stats(const struct paddr *p)
+{
+	return &p->s;
+}
+
+const struct paddr_policy_stats *paddr_policy_stats(const struct paddr *p, const char *policy)
+{
+	for (size_t i = 0; i < p->npol; i++)
+		if (!strcmp(p->pol[i].name, policy))
+			return &p->pol[i].s;
+	return NULL;
+}
+
+int paddr_scheme_of(const struct paddr *p, const char *path)
+{
+	for (size_t i = 0; i < p->nc; i++)
+		if (!strcmp(p->c[i].path, path))
+			return (int)i;
+	return -1;
+}
+
+const struct paddr_cgroup_stats *paddr_cgroup_stats(const struct paddr *p, const char *path)
+{
+	int i = paddr_scheme_of(p, path);
+
+	return i < 0 ? NULL : &p->c[i].s;
+}
+
+void paddr_log_summary(const struct paddr *p)
+{
+	char a[16], b[16], c[16], d[16];
+
+	for (size_t pi = 0; pi < p->npol; pi++) {
+		const struct ppolicy *pp = &p->pol[pi];
+		unsigned paused = 0;
+
+		if (!pp->active)
+			continue;
+		for (size_t i = 0; i < p->nc; i++)
+			paused += p->c[i].policy == pi && p->c[i].st.paused;
+		log_msg(pp->s.last_applied ? LOG_INFO : LOG_DEBUG,
+			"policy %s: %" PRIu64 " cgroups (%u paused%s), reclaimed %s by the kernel "
+			"(total %s, memcg -%s), refaults %" PRIu64 ", quota exceeded %" PRIu64
+			" times; %s tried",
+			pp->name, pp->s.cgroups, paused, pp->s.refused ? ", some refused" : "",
+			fmt_size(a, sizeof(a), pp->s.last_applied),
+			fmt_size(b, sizeof(b), pp->s.applied_bytes_total),
+			fmt_size(c, sizeof(c), pp->s.memcg_drop_bytes_total), pp->s.refaults_total,
+			pp->s.qt_exceeds_total, fmt_size(d, sizeof(d), pp->s.tried_bytes_total));
+	}
+}

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The paddr engine's cycle on the host: real cgroups (children of this test's own memory
+ * cgroup, each holding memory of a real child process), a fake /proc with an iomem, and the
+ * emulated DAMON tree (never the host's), whose commit resolves every memcg_path against the
+ * real hierarchy as the kernel does. A glob policy gets one scheme per cgroup that holds
+ * memory; a cgroup that appears is appended online, one that goes away is dropped without
+ * breaking the others; counters are attributed to the cgroup that held the scheme; past
+ * PADDR_MAX_SCHEMES cgroups are refused with an error; dry run writes stat schemes; the
+ * kdamond is turned off at the end.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/config.h"
+#include "pageoutd/damon.h"
+#include "pageoutd/log.h"
+#include "pageoutd/paddr.h"
+#include "pageoutd/util.h"
+#include "../lib/fakedamon.h"
+#include "../lib/tap.h"
+
+#define MIB (1024ull * 1024)
+#define K "kdamonds/1/contexts/0/"
+
+static char logbuf[65536];
+static struct cgrp_root cg;
+static char base[PATH_MAX]; /* this test's cgroup, relative to the hierarchy */
+
+static void capture(int prio, const char *msg)
+{
+	size_t n = strlen(logbuf);
+
+	(void)prio;
+	if (n + strlen(msg) + 2 < sizeof(logbuf))
+		snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
+}
+
+static int cg_make(const char *name)
+{
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "%s%s/%s", cg.mount, base, name);
+	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+}
+
+static void cg_remove(const char *name)
+{
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "%s%s/%s", cg.mount, base, name);
+	rmdir(p);
+}
+
+/* A child that joins cgroup `name` (under base), touches `mib` of anonymous memory and waits.
+ * With `tour`, it first visits tour0..tour{n-1}, leaving one touched page charged to each. */
+static pid_t holder(const char *name, unsigned mib, unsigned tour)
+{
+	int p[2];
+	char ch = 0;
+	pid_t c;
+
+	if (pipe(p) < 0)
+		return -1;
+	c = fork();
+	if (c == 0) {
+		char procs[PATH_MAX * 2], pid[32];
+		volatile char *m;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		for (unsigned i = 0; i < tour; i++) {
+			snprintf(procs, sizeof(procs), "%s%s/tour%u/cgroup.procs", cg.mount, base,
+				 i);
+			m = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (write_file_at(AT_FDCWD, procs, pid) < 0 || m == MAP_FAILED)
+				_exit(2);
+			for (unsigned k = 0; k < 64; k++)
+				m[k * 4096] = 1;
+		}
+		snprintf(procs, sizeof(procs), "%s%s/%s/cgroup.procs", cg.mount, base, name);
+		if (write_file_at(AT_FDCWD, procs, pid) < 0)
+			_exit(3);
+		m = mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+		if (m == MAP_FAILED)
+			_exit(4);
+		for (uint64_t o = 0; o < mib * MIB; o += 4096)
+			m[o] = 1;
+		ch = 1;
+		if (write(p[1], &ch, 1) != 1)
+			_exit(5);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &ch, 1) != 1)
+		c = -1;
+	close(p[0]);
+	return c;
+}
+
+static void reap(pid_t c)
+{
+	if (c > 0) {
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+	}
+}
+
+static struct cfg *load(const char *top, const char *state, const char *proc, bool dry)
+{
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	char conf[PATH_MAX], dir[PATH_MAX], p[PATH_MAX + 16];
+	FILE *c;
+
+	snprintf(dir, sizeof(dir), "%s/conf.d", top);
+	mkdir(dir, 0755);
+	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", top);
+	c = fopen(conf, "w");
+	fprintf(c, "[daemon]\ninterval = 1s\nstate_dir = %s\nproc_root = %s\ndry_run = %s\n", state,
+		proc, dry ? "yes" : "no");
+	fclose(c);
+	snprintf(p, sizeof(p), "%s/host.conf", dir);
+	c = fopen(p, "w");
+	fprintf(c,
+		"[policy]\ncgroup = %s/*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
+		"swap_reserve = 0%%\n",
+		base);
+	fclose(c);
+	if (cfg_load(conf, dir, true, &cfg, &errs) < 0)
+		for (unsigned i = 0; i < errs.nr; i++)
+			printf("# %s\n", errs.msgs[i]);
+	cfg_errors_fini(&errs);
+	return cfg;
+}
+
+/* a /proc with the files the engine reads besides cgroups: iomem and meminfo */
+static void fake_proc(const char *dir)
+{
+	char p[PATH_MAX + 16], *mi = NULL;
+
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/iomem", dir);
+	FILE *f = fopen(p, "w");
+
+	fputs("00001000-0009fbff : System RAM\n00100000-3fffffff : System RAM\n", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/meminfo", dir);
+	f = fopen(p, "w");
+	if (read_file_alloc_at(AT_FDCWD, "/proc/meminfo", &mi) > 0)
+		fputs(mi, f);
+	free(mi);
+	fclose(f);
+}
+
+static const char *memcg_of(struct fakedamon *f, unsigned i)
+{
+	const char *dir = f->abi == FAKE_ABI_72 ? "ops_filters" : "filters";
+	char p[256];
+
+	for (unsigned k = 0; k < DAMON_MAX_FILTERS; k++) {
+		snprintf(p, sizeof(p), K "schemes/%u/%s/%u/type", i, dir, k);
+		if (strcmp(fake_get(f, p), "memcg"))
+			continue;
+		snprintf(p, sizeof(p), K "schemes/%u/%s/%u/memcg_path", i, dir, k);
+		return fake_get(f, p);
+	}
+	return "";
+}
+
+static void set_applied(struct fakedamon *f, unsigned i, uint64_t bytes)
+{
+	char p[128], v[32];
+
+	snprintf(p, sizeof(p), K "schemes/%u/stats/sz_applied", i);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
+	fake_set(f, p, v);
+	snprintf(p, sizeof(p), K "schemes/%u/stats/sz_tried", i);
+	fake_set(f, p, v);
+}
+
+static void run(enum fake_abi abi)
+{
+	const char *a = abi == FAKE_ABI_72 ? "7.2" : "6.12";
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	char proc[PATH_MAX + 8], want[PATH_MAX * 2];
+	struct damon d;
+	struct paddr *p = NULL;
+	struct cfg *cfg;
+	const struct paddr_cgroup_stats *cs;
+	pid_t ha, hb, hc = -1;
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	fake_proc(proc);
+	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
+	cfg = load(f->top, f->state_dir, proc, false);
+	ok(cg_make("a") == 0 && cg_make("b") == 0 && cg_make("empty") == 0,
+	   "%s: cgroups a, b and an empty one", a);
+	ha = holder("a", 4, 0);
+	hb = holder("b", 4, 0);
+	ok(cfg && ha > 0 && hb > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
+	   "%s: a and b hold 4 MiB each; the engine over the emulated tree", a);
+	if (!p)
+		goto out;
+	is_int(paddr_cycle(p), 0, "%s: first cycle", a);
+	is_str(fake_get(f, "kdamonds/1/state"), "on", "%s: the paddr kdamond runs", a);
+	is_str(fake_get(f, K "operations"), "paddr", "%s: operations paddr", a);
+	is_str(fake_get(f, K "targets/0/regions/nr_regions"), "2",
+	       "%s: the System RAM ranges of iomem", a);
+	is_str(fake_get(f, K "schemes/nr_schemes"), "2",
+	       "%s: one scheme per cgroup with memory (not the empty one)", a);
+	snprintf(want, sizeof(want), "%s/a", base);
+	is_str(memcg_of(f, 0), want, "%s: scheme 0 is cgroup a", a);
+	snprintf(want, sizeof(want), "%s/b", base);
+	is_str(memcg_of(f, 1), want, "%s: scheme 1 is cgroup b", a);
+	is_str(fake_get(f, K "schemes/0/quotas/bytes"), "33554432",
+	       "%s: the policy's 64M quota split over its two cgroups", a);
+	is_str(fake_get(f, "kdamonds/0/state"), "off", "%s: the vaddr kdamond is left alone", a);
+
+	set_applied(f, 0, 3 * MIB);
+	set_applied(f, 1, 1 * MIB);
+	paddr_cycle(p);
+	cs = paddr_cgroup_stats(p, want);
+	ok(cs && cs->sz_applied == 1 * MIB, "%s: b's counters go to b", a);
+	is_u64(paddr_policy_stats(p, "host")->applied_bytes_total, 4 * MIB,
+	       "%s: the policy sums its cgroups", a);
+
+	/* a cgroup appears: appended online */
+	ok(cg_make("c") == 0 && (hc = holder("c", 2, 0)) > 0, "%s: cgroup c appears", a);
+	unsigned commits = (unsigned)paddr_stats(p)->commits;
+
+	paddr_cycle(p);
+	is_str(fake_get(f, K "schemes/nr_schemes"), "3", "%s: c gets a third scheme", a);
+	ok(paddr_stats(p)->commits == commits + 1 && paddr_stats(p)->restarts == 1,
+	   "%s: applied with one commit, no restart", a);
+	is_str(fake_get(f, K "schemes/0/quotas/bytes"), "22369621", "%s: quota split three ways",
+	       a);
+
+	/* a goes away: the others keep their schemes; b's counters are not confused with a's */
+	reap(ha);
+	ha = -1;
+	cg_remove("a");
+	set_applied(f, 0, 9 * MIB); /* a did 6 MiB more before it went */
+	paddr_cycle(p);
+	is_str(fake_get(f, K "schemes/nr_schemes"), "2", "%s: a's scheme is dropped", a);
+	is_str(memcg_of(f, 0), want, "%s: b moves to scheme 0", a);
+	ok(strstr(logbuf, "leaves policy host") != NULL, "%s: and the log says a left", a);
+	cs = paddr_cgroup_stats(p, want);
+	set_applied(f, 0, 10 * MIB); /* the scheme object b inherited: 1 MiB more */
+	paddr_cycle(p);
+	ok(cs && cs->sz_applied == 2 * MIB,
+	   "%s: b counts only what its scheme did since it moved (%llu kB)", a,
+	   cs ? (unsigned long long)cs->sz_applied / 1024 : 0);
+	is_u64(paddr_policy_stats(p, "host")->applied_bytes_total, 11 * MIB,
+	       "%s: a's last 6 MiB were counted before its scheme went (3 + 1 + 6 + 1 MiB)", a);
+
+	/* the kdamond turned off by someone else: restarted */
+	fake_set(f, "kdamonds/1/state", "off");
+	paddr_cycle(p);
+	is_str(fake_get(f, "kdamonds/1/state"), "on", "%s: restarted after someone stopped it", a);
+	is_u64(paddr_stats(p)->restarts, 2, "%s: counted as a restart", a);
+
+	paddr_free(p);
+	p = NULL;
+	is_str(fake_get(f, "kdamonds/1/state"), "off", "%s: the engine's end turns it off", a);
+	reap(hb);
+	reap(hc);
+	cg_remove("b");
+	cg_remove("c");
+	cg_remove("empty");
+out:
+	reap(ha);
+	paddr_free(p);
+	damon_release(&d);
+	damon_close(&d);
+	cfg_free(cfg);
+	fake_free(f);
+}
+
+/* More cgroups than schemes: refused with an error, never silently. Dry run: stat schemes. */
+static void limits(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	char proc[PATH_MAX + 8], name[32];
+	struct damon d;
+	struct paddr *p = NULL;
+	struct cfg *cfg;
+	unsigned n = PADDR_MAX_SCHEMES + 2, made = 0;
+	pid_t h;
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	fake_proc(proc);
+	cfg = load(f->top, f->state_dir, proc, true);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "tour%u", i);
+		made += cg_make(name) == 0;
+	}
+	ok(cg_make("last") == 0 && made == n, "%u cgroups", n + 1);
+	h = holder("last", 1, n);
+	ok(h > 0 && cfg && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
+	   "each holds memory (a child visited them all); dry run");
+	if (p) {
+		/* the kernel flushes small memcg statistics every 2 s */
+		usleep(2500000);
+		logbuf[0] = '\0';
+		paddr_cycle(p);
+		is_str(fake_get(f, K "schemes/nr_schemes"), "64", "at most %d schemes",
+		       PADDR_MAX_SCHEMES);
+		ok(paddr_policy_stats(p, "host")->refused == n + 1 - PADDR_MAX_SCHEMES,
+		   "the rest are counted as refused");
+		ok(strstr(logbuf, "more cgroups hold memory than the 64 schemes") != NULL,
+		   "and an error says so");
+		is_str(fake_get(f, K "schemes/0/action"), "stat",
+		       "dry run: the schemes only count, nothing is reclaimed");
+		paddr_free(p);
+		damon_release(&d);
+		damon_close(&d);
+	}
+	reap(h);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "tour%u", i);
+		cg_remove(name);
+	}
+	cg_remove("last");
+	cfg_free(cfg);
+	fake_free(f);
+}
+
+int main(void)
+{
+	char own[PATH_MAX], p[PATH_MAX * 2];
+
+	log_setup(LOG_TARGET_STDERR, LOG_ERR);
+	log_set_level(LOG_INFO);
+	log_set_capture(capture);
+	if (cgrp_init(&cg) < 0 || cgrp_of_pid(getpid(), own, sizeof(own)) < 0)
+		tap_skip_all("no memory cgroup hierarchy");
+	snprintf(base, sizeof(base), "%s/pageoutd-paddr-%d", strcmp(own, "/") ? own : "",
+		 (int)getpid());
+	snprintf(p, sizeof(p), "%s%s", cg.mount, base);
+	if (mkdir(p, 0755) < 0)
+		tap_skip_all("cannot create a child of this test's own memory cgroup");
+	run(FAKE_ABI_612);
+	run(FAKE_ABI_72);
+	limits();
+	rmdir(p);
+	return tap_exit();
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The paddr engine's pure parts: the System RAM ranges of /proc/iomem, and the DAMOS scheme a
+ * policy becomes (pattern, quotas split over the policy's cgroups, weights, the PSI goal,
+ * watermarks, memcg and anon filters), as written to the emulated 6.12 tree (filters/, every
+ * filter excludes) and 7.2 tree (ops_filters/ with allow).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pageoutd/config.h"
+#include "pageoutd/damon.h"
+#include "pageoutd/log.h"
+#include "pageoutd/paddr.h"
+#include "pageoutd/util.h"
+#include "../lib/fakedamon.h"
+#include "../lib/tap.h"
+
+#define MIB (1024ull * 1024)
+
+static void ram_ranges(void)
+{
+	static const char iomem[] = "00000000-00000fff : Reserved\n"
+				    "00001000-0009fbff : System RAM\n"
+				    "000a0000-000fffff : Reserved\n"
+				    "00100000-bffdffff : System RAM\n"
+				    "  01000000-01ffffff : Kernel code\n"
+				    "  02000000-0220ffff : System RAM\n"
+				    "fee00000-fee00fff : Local APIC\n"
+				    "100000000-23fffffff : System RAM\n";
+	static const char zeros[] = "00000000-00000000 : System RAM\n"
+				    "00000000-00000000 : System RAM\n";
+	struct damon_range r[2];
+	int n;
+
+	n = paddr_ram_ranges(iomem, r, 2);
+	is_int(n, 2, "iomem: the two largest top-level System RAM ranges");
+	is_u64(r[0].start, 0x100000, "first range starts at 1 MiB (address order)");
+	is_u64(r[0].end, 0xbffe0000, "its end is exclusive");
+	is_u64(r[1].start, 0x100000000ull, "second range above 4 GiB");
+	is_u64(r[1].end, 0x240000000ull, "second range end");
+	n = paddr_ram_ranges(iomem, r, 1);
+	ok(n == 1 && r[0].start == 0x100000000ull, "with room for one: the largest");
+	is_int(paddr_ram_ranges(zeros, r, 2), 0,
+	       "addresses hidden (no CAP_SYS_ADMIN): 0 ranges, not a bogus range");
+	is_int(paddr_ram_ranges("garbage\n", r, 2), -EINVAL, "no System RAM at all: EINVAL");
+	is_int(paddr_ram_ranges("", r, 2), -EINVAL, "empty: EINVAL");
+}
+
+static struct cfg *policy_cfg(const char *extra)
+{
+	char top[] = "/tmp/pageoutd-test-paddr.XXXXXX", dir[PATH_MAX], conf[PATH_MAX];
+	char pol[PATH_MAX + 8];
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	FILE *f;
+
+	if (!mkdtemp(top))
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s/conf.d", top);
+	mkdir(dir, 0700);
+	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", top);
+	snprintf(pol, sizeof(pol), "%s/p.conf", dir);
+	f = fopen(conf, "w");
+	fputs("[daemon]\ninterval = 2s\n[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n",
+	      f);
+	fclose(f);
+	f = fopen(pol, "w");
+	fprintf(f,
+		"[policy]\ncgroup = /batch/*\nengine = paddr\nmin_age = 30s\n"
+		"max_access_rate = 10%%\npressure_limit = 10%%\n%s%s",
+		strstr(extra, "quota") ? "" : "quota = 256M/1s\nquota_time = 20ms\n", extra);
+	fclose(f);
+	if (cfg_load(conf, dir, true, &cfg, &errs) < 0) {
+		for (unsigned i = 0; i < errs.nr; i++)
+			printf("# %s\n", errs.msgs[i]);
+		cfg = NULL;
+	}
+	cfg_errors_fini(&errs);
+	remove(conf);
+	remove(pol);
+	remove(dir);
+	remove(top);
+	return cfg;
+}
+
+static void build(void)
+{
+	struct cfg *cfg = policy_cfg("min_free = 25%\nmemory = anon,file\n");
+	struct damon_features f612 = { .ops_paddr = true,
+				       .filters_legacy = true,
+				       .filter_target = true,
+				       .quota_goals = true,
+				       .goal_metric = true };
+	struct damon_features f72 = f612, f64 = { .ops_paddr = true, .filters_legacy = true };
+	const struct cfg_policy *p;
+	struct damon_scheme s;
+
+	f72.core_filters = f72.filter_allow = true;
+	ok(cfg && cfg->nr_policies == 1, "a paddr policy loads");
+	if (!cfg)
+		return;
+	p = &cfg->policies[0];
+	paddr_build_scheme(p, cfg, &f612, "/batch/a", p->min_age_us, 1.0, 2,
+			   MEMORY_ANON | MEMORY_FILE, false, &s);
+	is_str(s.action, "pageout", "action pageout");
+	is_u64(s.pattern.age_min, 300, "min_age 30s = 300 aggregation intervals of 100 ms");
+	is_u64(s.pattern.nr_accesses_max, 2, "max_access_rate 10%% of 20 samples = 2");
+	is_u64(s.pattern.age_max, DAMON_U32_MAX, "no maximum age");
+	is_u64(s.quota_bytes, 128 * MIB, "quota 256M split over the policy's 2 cgroups");
+	is_u64(s.quota_reset_ms, 1000, "quota reset interval 1 s");
+	is_u64(s.quota_ms, 10, "quota_time 20ms split over 2 cgroups");
+	ok(s.weight_age > s.weight_nr_accesses && s.weight_sz == 0, "weights favour age");
+	ok(s.nr_goals == 1 && !strcmp(s.goals[0].metric, "some_mem_psi_us") &&
+		   s.goals[0].target_value == 100000,
+	   "goal: some_mem_psi_us 10%% of 1 s = 100000 us");
+	ok(s.wmark_free_mem_rate && s.wmark_high == 250 && s.wmark_mid == 250 && s.wmark_low == 0 &&
+		   s.wmark_interval_us == 2000000,
+	   "watermarks: active below 25%% free (250 permil), checked every cycle");
+	is_int(s.nr_filters, 1, "6.12: one filter for both kinds");
+	ok(s.filters[0].type == DAMON_FILTER_MEMCG && !s.filters[0].matching &&
+		   !s.filters[0].allow && !strcmp(s.filters[0].memcg_path, "/batch/a"),
+	   "6.12: memcg filter excludes every other memcg");
+
+	paddr_build_scheme(p, cfg, &f612, "/batch/a", p->min_age_us, 1.0, 1, MEMORY_FILE, false,
+			   &s);
+	ok(s.nr_filters == 2 && s.filters[1].type == DAMON_FILTER_ANON && s.filters[1].matching,
+	   "6.12, anon blocked (swap reserve): an anon filter excludes anon");
+	is_u64(s.quota_bytes, 256 * MIB, "one cgroup: the whole quota");
+
+	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us * 2, 0.5, 1,
+			   MEMORY_ANON | MEMORY_FILE, false, &s);
+	ok(s.nr_filters == 1 && s.filters[0].type == DAMON_FILTER_MEMCG && s.filters[0].matching &&
+		   s.filters[0].allow,
+	   "7.2: memcg filter allows the memcg (the rest gets the opposite)");
+	is_u64(s.pattern.age_min, 600, "refault back-off: doubled min_age");
+	is_u64(s.quota_bytes, 128 * MIB, "refault back-off: halved quota");
+
+	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1, MEMORY_ANON, false, &s);
+	ok(s.nr_filters == 2 && s.filters[0].type == DAMON_FILTER_ANON && !s.filters[0].matching &&
+		   !s.filters[0].allow && s.filters[1].type == DAMON_FILTER_MEMCG &&
+		   s.filters[1].allow,
+	   "7.2, anon only: reject non-anon first, then allow the memcg");
+
+	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1, 0, false, &s);
+	is_str(s.action, "stat", "nothing may go: the scheme only counts (stat)");
+	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1,
+			   MEMORY_ANON | MEMORY_FILE, true, &s);
+	is_str(s.action, "stat", "paused: stat");
+
+	paddr_build_scheme(p, cfg, &f64, "/batch/a", p->min_age_us, 1.0, 1,
+			   MEMORY_ANON | MEMORY_FILE, false, &s);
+	is_int(s.nr_goals, 0, "no goal metrics (before 6.9): no goal, pageoutd scales the quota");
+	cfg_free(cfg);
+
+	cfg = policy_cfg("quota = none\nquota_time = 0\n");
+	ok(cfg != NULL, "a paddr policy without quota loads");
+	if (!cfg)
+		return;
+	p = &cfg->policies[0];
+	paddr_build_scheme(p, cfg, &f612, "/batch/a", p->min_age_us, 1.0, 1,
+			   MEMORY_ANON | MEMORY_FILE, false, &s);
+	ok(s.quota_bytes == 0 && s.quota_ms == 0 && s.quota_reset_ms == 1000,
+	   "no quota: bytes and ms 0, reset interval 1 s for the goal");
+	ok(!s.wmark_free_mem_rate, "min_free 0: no watermarks");
+	cfg_free(cfg);
+}
+
+/* The tree as the kernel's sysfs would hold it after pageoutd wrote a policy's schemes. */
+static void tree(enum fake_abi abi)
+{
+	const char *a = abi == FAKE_ABI_612 ? "6.12" : "7.2";
+	struct fakedamon *fk = fake_new(abi);
+	struct damon_io io = fake_io(fk);
+	struct cfg *cfg = policy_cfg("memory = file\n");
+	struct damon_scheme s[2];
+	struct damon_target t = { .nr_regions = 1, .regions = { { 0x100000, 0x40000000 } } };
+	struct damon_ctx c = { .ops = "paddr",
+			       .sample_us = 5000,
+			       .aggr_us = 100000,
+			       .update_us = 1000000,
+			       .min_regions = 10,
+			       .max_regions = 1000,
+			       .nr_targets = 1,
+			       .targets = &t,
+			       .nr_schemes = 2,
+			       .schemes = s };
+	struct damon d;
+	const char *fd = abi == FAKE_ABI_612 ? "filters" : "ops_filters";
+	char p[256];
+
+	if (!cfg) {
+		ok(0, "%s: config", a);
+		fake_free(fk);
+		return;
+	}
+	is_int(damon_open(&d, fk->admin, fk->state_dir, &io), 0, "%s: open", a);
+	is_int(damon_acquire(&d), 0, "%s: acquire", a);
+	paddr_build_scheme(&cfg->policies[0], cfg, &d.feat, "/batch/a", 30000000, 1.0, 2,
+			   MEMORY_ANON | MEMORY_FILE, false, &s[0]);
+	paddr_build_scheme(&cfg->policies[0], cfg, &d.feat, "/batch/b", 30000000, 1.0, 2,
+			   MEMORY_ANON | MEMORY_FILE, false, &s[1]);
+	is_int(damon_write_ctx(&d, DAMON_SLOT_PADDR, &c), 0, "%s: the paddr context is written", a);
+	is_int(damon_start(&d, DAMON_SLOT_PADDR), 0, "%s: and started", a);
+#define K "kdamonds/1/contexts/0/"
+	is_str(fake_get(fk, K "operations"), "paddr", "%s: operations paddr", a);
+	is_str(fake_get(fk, K "targets/0/regions/0/start"), "1048576", "%s: region start", a);
+	is_str(fake_get(fk, K "targets/0/regions/0/end"), "1073741824", "%s: region end", a);
+	is_str(fake_get(fk, K "schemes/nr_schemes"), "2", "%s: one scheme per cgroup", a);
+	is_str(fake_get(fk, K "schemes/1/action"), "pageout", "%s: action", a);
+	is_str(fake_get(fk, K "schemes/1/access_pattern/age/min"), "300", "%s: age min", a);
+	is_str(fake_get(fk, K "schemes/1/access_pattern/nr_accesses/max"), "2",
+	       "%s: nr_accesses max", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/bytes"), "134217728", "%s: quota bytes", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/reset_interval_ms"), "1000", "%s: reset", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/ms"), "10", "%s: quota ms", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/weights/age_permil"), "700", "%s: age weight", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/goals/nr_goals"), "1", "%s: one goal", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/goals/0/target_metric"), "some_mem_psi_us",
+	       "%s: PSI goal metric", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/goals/0/target_value"), "100000",
+	       "%s: PSI goal value", a);
+	is_str(fake_get(fk, K "schemes/1/watermarks/metric"), "none", "%s: no watermarks", a);
+	snprintf(p, sizeof(p), K "schemes/1/%s/nr_filters", fd);
+	is_str(fake_get(fk, p), "2", "%s: %s has the memcg and the anon filter", a, fd);
+	if (abi == FAKE_ABI_612) {
+		is_str(fake_get(fk, K "schemes/1/filters/0/type"), "memcg", "6.12: memcg first");
+		is_str(fake_get(fk, K "schemes/1/filters/0/matching"), "N",
+		       "6.12: excluding what is not the memcg");
+		is_str(fake_get(fk, K "schemes/1/filters/0/memcg_path"), "/batch/b",
+		       "6.12: memcg_path");
+		is_str(fake_get(fk, K "schemes/1/filters/1/type"), "anon", "6.12: anon second");
+		is_str(fake_get(fk, K "schemes/1/filters/1/matching"), "Y",
+		       "6.12: excluding anon (memory = file)");
+	} else {
+		is_str(fake_get(fk, K "schemes/1/core_filters/nr_filters"), "0",
+		       "7.2: no core filters");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/0/type"), "anon", "7.2: anon first");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/0/matching"), "Y",
+		       "7.2: matching anon");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/0/allow"), "N", "7.2: rejected");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/1/type"), "memcg", "7.2: memcg");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/1/allow"), "Y", "7.2: allowed");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/1/memcg_path"), "/batch/b",
+		       "7.2: memcg_path");
+	}
+#undef K
+	is_int(damon_release(&d), 0, "%s: release", a);
+	damon_close(&d);
+	cfg_free(cfg);
+	fake_free(fk);
+}
+
+int main(void)
+{
+	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
+	ram_ranges();
+	build();
+	tree(FAKE_ABI_612);
+	tree(FAKE_ABI_72);
+	return tap_exit();
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The paddr engine on a real kernel: pageoutd's paddr kdamond with one DAMOS pageout scheme
+ * per cgroup. Two cgroups each hold cold anonymous memory and cold page cache (a file on
+ * ext4 over a zram disk); /vmt-pa is matched by a paddr policy, /vmt-pb is not; /vmt-pa also
+ * holds a hot working set that is touched all the time. A third matched cgroup goes away
+ * while its scheme exists. First the quota is small (1M/100ms): the scheme stats show what it
+ * bounds. Then a reload raises it: /vmt-pa's cold memory goes, /vmt-pb keeps all of its, and
+ * the hot set stays resident because DAMON's paddr pageout re-checks references.
+ */
+#include <config.h>
+
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/config.h"
+#include "pageoutd/damon.h"
+#include "pageoutd/log.h"
+#include "pageoutd/paddr.h"
+#include "vmtest.h"
+#include "../../lib/tap.h"
+
+#define COLD_A 0x7e0000000000ULL
+#define HOT_A 0x7e0100000000ULL
+#define COLD_MB 32
+#define HOT_MB 8
+#define PC "/mnt/pageoutd-pc"
+
+static const char *conf_dir = "/tmp/pageoutd-vm-paddr";
+static const char *state_dir = "/run/pageoutd-vm-paddr";
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static struct cfg *config(const char *quota)
+{
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	char p[256], buf[1024];
+
+	mkdir(conf_dir, 0755);
+	snprintf(p, sizeof(p), "%s/conf.d", conf_dir);
+	mkdir(p, 0755);
+	snprintf(buf, sizeof(buf),
+		 "[daemon]\ninterval = 1s\nstate_dir = %s\nlog_level = info\n"
+		 "[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n",
+		 state_dir);
+	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
+	put(p, buf);
+	snprintf(buf, sizeof(buf),
+		 "[policy]\ncgroup = /vmt-p[ac]\nengine = paddr\nmin_age = 3s\n"
+		 "max_access_rate = 0%%\nquota = %s\nswap_reserve = 5%%\n",
+		 quota);
+	snprintf(p, sizeof(p), "%s/conf.d/pa.conf", conf_dir);
+	put(p, buf);
+	snprintf(buf, sizeof(buf), "%s/conf.d", conf_dir);
+	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
+	if (cfg_load(p, buf, true, &cfg, &errs) < 0)
+		for (unsigned i = 0; i < errs.nr; i++)
+			printf("# %s\n", errs.msgs[i]);
+	cfg_errors_fini(&errs);
+	return cfg;
+}
+
+/* ext4 on a second zram disk: page cache that reclaim can drop */
+static int pagecache_fs(void)
+{
+	char id[16] = "", cmd[256];
+
+	if (read_file_at(AT_FDCWD, "/sys/class/zram-control/hot_add", id, sizeof(id)) <= 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "echo 160M > /sys/block/zram%d/disksize && mke2fs -q -b 4096 /dev/zram%d && "
+		 "mkdir -p " PC " && mount -t ext4 /dev/zram%d " PC,
+		 atoi(id), atoi(id), atoi(id));
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A child in cgroup cg with COLD_MB of anonymous memory and COLD_MB of a file it wrote. */
+static pid_t holder(const char *cg, const char *file, unsigned mb)
+{
+	int fds[2];
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(fds) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char p[256], s[32];
+		static char buf[1 << 20];
+		volatile char *m;
+		int fd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		snprintf(p, sizeof(p), VM_CGROOT "%s/cgroup.procs", cg);
+		snprintf(s, sizeof(s), "%d", getpid());
+		if (write_file_at(AT_FDCWD, p, s) < 0)
+			_exit(2);
+		m = mmap((void *)(uintptr_t)COLD_A, mb * MIB, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (m == MAP_FAILED)
+			_exit(3);
+		vm_touch(m, mb * MIB, true);
+		fd = file ? open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+		for (unsigned i = 0; fd >= 0 && i < mb; i++) {
+			memset(buf, (int)i + 1, sizeof(buf));
+			if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+				_exit(4);
+		}
+		if (fd >= 0 && (fsync(fd) < 0 || close(fd) < 0))
+			_exit(5);
+		c = 1;
+		if (write(fds[1], &c, 1) != 1)
+			_exit(6);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	if (read(fds[0], &c, 1) != 1)
+		pid = -1;
+	close(fds[0]);
+	return pid;
+}
+
+/* Pages of a file in the page cache, in percent. */
+static double cached_pct(const char *file)
+{
+	int fd = open(file, O_RDONLY);
+	unsigned char *vec;
+	struct stat st;
+	void *m;
+	size_t n = 0, pages;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !st.st_size)
+		return -1;
+	pages = (size_t)st.st_size / 4096;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc(pages);
+	if (m == MAP_FAILED || !vec || mincore(m, (size_t)st.st_size, vec) < 0)
+		n = 0;
+	else
+		for (size_t i = 0; i < pages; i++)
+			n += vec[i] & 1;
+	if (m != MAP_FAILED)
+		munmap(m, (size_t)st.st_size);
+	free(vec);
+	close(fd);
+	return 100.0 * (double)n / (double)pages;
+}
+
+static void cycle_for(struct paddr *p, unsigned secs)
+{
+	for (unsigned i = 0; i < secs; i++) {
+		vm_sleep_ms(1000);
+		paddr_cycle(p);
+	}
+}
+
+int main(void)
+{
+	const struct vm_area hot[1] = { { HOT_A, HOT_MB * MIB, true } };
+	struct cgrp_root cg;
+	struct damon d;
+	struct paddr *p = NULL;
+	struct cfg *cfg, *cfg2 = NULL;
+	const struct paddr_cgroup_stats *cs;
+	pid_t ha, hb, hh, hc;
+	char en[8] = "";
+	uint64_t tried0, exc0, t0, tried1, exc1, t1;
+	long fh0, fh1, sa, sb, sh;
+	double ca, cb;
+	unsigned i;
+
+	vm_require_guest();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	log_setup(LOG_TARGET_STDERR, LOG_NOTICE);
+	mkdir(state_dir, 0700);
+	ok(pagecache_fs() == 0, "ext4 on a zram disk for page cache at " PC);
+	ok(cgrp_init(&cg) == 0 && cg.version == 2, "cgroup v2");
+	vm_cg_make("/vmt-pa");
+	vm_cg_make("/vmt-pb");
+	vm_cg_make("/vmt-pc");
+	ha = holder("/vmt-pa", PC "/a.dat", COLD_MB);
+	hb = holder("/vmt-pb", PC "/b.dat", COLD_MB);
+	hc = holder("/vmt-pc", NULL, 4);
+	hh = vm_spawn(hot, 1, "/vmt-pa");
+	ok(ha > 0 && hb > 0 && hc > 0 && hh > 0,
+	   "vmt-pa and vmt-pb: %d MiB cold anon + %d MiB cold page cache each; vmt-pa: a hot "
+	   "%d MiB set; vmt-pc: 4 MiB",
+	   COLD_MB, COLD_MB, HOT_MB);
+	/* 7.2 enables damon_stat by default; an operator releases it (vm-damon shows the error) */
+	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", en, sizeof(en)) >
+		    0 &&
+	    en[0] == 'Y')
+		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
+	cfg = config("1M/100ms");
+	ok(cfg && damon_open(&d, VM_ADMIN, state_dir, NULL) == 0 && damon_acquire(&d) == 0 &&
+		   paddr_new(&p, cfg, &d, &cg) == 0,
+	   "the paddr engine owns its kdamond; policy /vmt-p[ac], quota 1M/100ms");
+	if (!p)
+		return tap_exit();
+	paddr_cycle(p);
+	ok(paddr_scheme_of(p, "/vmt-pa") >= 0 && paddr_scheme_of(p, "/vmt-pc") >= 0 &&
+		   paddr_scheme_of(p, "/vmt-pb") < 0,
+	   "schemes for vmt-pa and vmt-pc, none for vmt-pb");
+	printf("# %" PRIu64 " schemes over %" PRIu64 " MiB of System RAM; quota goals: %s\n",
+	       paddr_stats(p)->schemes, (uint64_t)(paddr_stats(p)->ram_bytes / MIB),
+	       paddr_stats(p)->goals ? "yes" : "no");
+	cycle_for(p, 2);
+
+	/* vmt-pc goes away while its scheme exists */
+	vm_reap(hc);
+	vm_cg_remove("/vmt-pc");
+	i = (unsigned)paddr_stats(p)->errors;
+	cycle_for(p, 1);
+	ok(paddr_scheme_of(p, "/vmt-pc") < 0 && paddr_scheme_of(p, "/vmt-pa") == 0 &&
+		   paddr_stats(p)->errors == i && paddr_stats(p)->schemes == 1,
+	   "vmt-pc removed: its scheme is dropped online, vmt-pa's goes on, no error");
+
+	/* the quota: wait until the kernel's effective quota is the configured 1 MiB */
+	cs = paddr_cgroup_stats(p, "/vmt-pa");
+	for (i = 0; i < 60 && cs->effective_quota != 1 * MIB; i++) {
+		cycle_for(p, 1);
+		cs = paddr_cgroup_stats(p, "/vmt-pa");
+	}
+	printf("# effective quota %" PRIu64 " bytes after %u more cycles\n", cs->effective_quota,
+	       i);
+	tried0 = cs->sz_tried;
+	exc0 = cs->qt_exceeds;
+	t0 = now_usec();
+	cycle_for(p, 6);
+	cs = paddr_cgroup_stats(p, "/vmt-pa");
+	tried1 = cs->sz_tried;
+	exc1 = cs->qt_exceeds;
+	t1 = now_usec();
+	{
+		double intervals = (double)(t1 - t0) / 100000.0;
+		double per = (double)(tried1 - tried0) / intervals;
+
+		printf("# quota 1M/100ms: %" PRIu64 " kB tried in %.0f intervals (%.0f kB per "
+		       "interval), quota exceeded %" PRIu64 " times\n",
+		       (tried1 - tried0) / 1024, intervals, per / 1024, exc1 - exc0);
+		ok(cs->effective_quota == 1 * MIB, "the kernel's effective quota is 1 MiB");
+		ok(tried1 - tried0 <= (uint64_t)((intervals + 2) * MIB),
+		   "at most the quota per interval was tried (scheme stats)");
+		ok(tried1 > tried0 && exc1 > exc0,
+		   "and the quota was reached: it is what bounded the scheme");
+		ok(cs->sz_applied <= cs->sz_tried, "applied <= tried");
+	}
+
+	/* reload: a large quota; the matched cgroup's cold memory goes */
+	cfg2 = config("256M/1s");
+	ok(cfg2 && paddr_set_config(p, cfg2) == 0, "reload: quota 256M/1s (the default)");
+	fh0 = vm_majflt(hh);
+	for (i = 0; i < 120; i++) {
+		cycle_for(p, 1);
+		sa = vm_area_swap_kb(ha, COLD_A);
+		ca = cached_pct(PC "/a.dat");
+		if (sa >= COLD_MB * 1024 * 95 / 100 && ca <= 5)
+			break;
+	}
+	sb = vm_area_swap_kb(hb, COLD_A);
+	cb = cached_pct(PC "/b.dat");
+	sh = vm_area_swap_kb(hh, HOT_A);
+	fh1 = vm_majflt(hh);
+	cs = paddr_cgroup_stats(p, "/vmt-pa");
+	printf("# after %u cycles: vmt-pa cold anon %ld/%d kB swapped, its file %.1f%% cached; "
+	       "vmt-pb %ld kB swapped, %.1f%% cached; hot set %ld kB swapped, %ld major faults\n",
+	       i, sa, COLD_MB * 1024, ca, sb, cb, sh, fh1 - fh0);
+	printf("# vmt-pa scheme: applied %" PRIu64 " kB, tried %" PRIu64 " kB, memcg drop %" PRIu64
+	       " kB, refaults %" PRIu64 ", ops-filter-passed %" PRId64 " kB\n",
+	       cs->sz_applied / 1024, cs->sz_tried / 1024, cs->memcg_drop_bytes_total / 1024,
+	       cs->refaults_total,
+	       cs->sz_ops_filter_passed == UINT64_MAX ? -1
+						      : (int64_t)cs->sz_ops_filter_passed / 1024);
+	ok(sa >= COLD_MB * 1024 * 90 / 100, "vmt-pa's cold anonymous memory was reclaimed");
+	ok(ca >= 0 && ca <= 10, "vmt-pa's cold page cache was reclaimed");
+	ok(sb == 0 && cb >= 98, "vmt-pb, not matched, kept all of its memory");
+	{
+		long lost = sh / 4 + (fh1 - fh0), pages = HOT_MB * MIB / 4096;
+
+		printf("# hot set: %.1f%% of its pages stayed resident: the kernel re-checked "
+		       "references before reclaiming\n",
+		       100.0 - 100.0 * (double)lost / (double)pages);
+		ok(sh >= 0 && lost <= pages * 5 / 100,
+		   "the hot working set kept at least 95%% of its pages (kernel re-check)");
+	}
+	ok(cs->sz_applied >= 48 * MIB && cs->memcg_drop_bytes_total >= 48 * MIB,
+	   "scheme stats and the memcg agree that vmt-pa shrank");
+	paddr_free(p);
+	{
+		char st[16] = "";
+
+		read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/1/state", st, sizeof(st));
+		is_str(str_strip(st), "off", "the engine's end turns its kdamond off");
+	}
+	is_int(damon_release(&d), 0, "DAMON given back");
+	damon_close(&d);
+	vm_reap(ha);
+	vm_reap(hb);
+	vm_reap(hh);
+	vm_cg_remove("/vmt-pa");
+	vm_cg_remove("/vmt-pb");
+	cfg_free(cfg);
+	cfg_free(cfg2);
+	return tap_exit();
+}
