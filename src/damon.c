@@ -448,6 +448,7 @@ static int detect_features(struct damon *d)
 	f->core_filters = exists(d, mkpath(p, sizeof(p), "%s/core_filters", c));
 	f->filters_legacy = exists(d, mkpath(p, sizeof(p), "%s/filters", c));
 	f->quota_goals = exists(d, mkpath(p, sizeof(p), "%s/quotas/goals", c));
+	f->goal_tuner = exists(d, mkpath(p, sizeof(p), "%s/quotas/goal_tuner", c));
 	if (f->core_filters || f->filters_legacy) {
 		const char *dir = f->core_filters ? "core_filters" : "filters";
 
@@ -473,21 +474,21 @@ static int detect_features(struct damon *d)
 			return log_errno(LOG_ERR, r, "probing DAMON quota goals under %s", d->root);
 	}
 	f->detected = true;
-	log_info(
-		"DAMON at %s: operations%s%s%s, filters %s%s%s, quota goals %s, apply_interval %s, "
-		"total_bytes %s, sz_ops_filter_passed %s, intervals tuning %s, obsolete_target %s",
-		d->root, f->ops_vaddr ? " vaddr" : "", f->ops_fvaddr ? " fvaddr" : "",
-		f->ops_paddr ? " paddr" : "",
-		f->core_filters	    ? "core_filters+ops_filters"
-		: f->filters_legacy ? "filters"
-				    : "none",
-		f->filter_target ? " (target)" : "", f->filter_allow ? " (allow)" : "",
-		f->goal_metric	 ? "with metrics"
-		: f->quota_goals ? "user feedback only"
-				 : "no",
-		f->apply_interval ? "yes" : "no", f->tried_total_bytes ? "yes" : "no",
-		f->sz_ops_filter_passed ? "yes" : "no", f->intervals_goal ? "yes" : "no",
-		f->obsolete_target ? "yes" : "no");
+	log_info("DAMON at %s: operations%s%s%s, filters %s%s%s, quota goals %s%s, apply_interval "
+		 "%s, "
+		 "total_bytes %s, sz_ops_filter_passed %s, intervals tuning %s, obsolete_target %s",
+		 d->root, f->ops_vaddr ? " vaddr" : "", f->ops_fvaddr ? " fvaddr" : "",
+		 f->ops_paddr ? " paddr" : "",
+		 f->core_filters     ? "core_filters+ops_filters"
+		 : f->filters_legacy ? "filters"
+				     : "none",
+		 f->filter_target ? " (target)" : "", f->filter_allow ? " (allow)" : "",
+		 f->goal_metric	  ? "with metrics"
+		 : f->quota_goals ? "user feedback only"
+				  : "no",
+		 f->goal_tuner ? " and tuners" : "", f->apply_interval ? "yes" : "no",
+		 f->tried_total_bytes ? "yes" : "no", f->sz_ops_filter_passed ? "yes" : "no",
+		 f->intervals_goal ? "yes" : "no", f->obsolete_target ? "yes" : "no");
 	return 0;
 }
 
@@ -612,6 +613,8 @@ static int write_quotas(struct damon *d, const char *s, const struct damon_schem
 		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/weights/nr_accesses_permil", s),
 			      sc->weight_nr_accesses);
 	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/weights/age_permil", s), sc->weight_age);
+	if (r == 0 && d->feat.goal_tuner && sc->goal_tuner[0])
+		r = wr(d, mkpath(p, sizeof(p), "%s/quotas/goal_tuner", s), sc->goal_tuner);
 	if (r == 0 && d->feat.quota_goals)
 		r = wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", s), sc->nr_goals);
 	for (unsigned g = 0; r == 0 && g < sc->nr_goals; g++) {

@@ -127,7 +127,13 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 	damon_pattern_all(&s->pattern);
 	s->pattern.nr_accesses_max = (uint32_t)((uint64_t)p->max_access_rate * samples / PPM_ONE);
 	s->pattern.age_min = (uint32_t)((min_age_us + aggr - 1) / aggr);
-	s->apply_interval_us = 0; /* every aggregation interval */
+	/*
+	 * Walk once per cycle: the young check between two walks of a region is the kernel's
+	 * re-check, so this is how long a page may go untouched before it can be reclaimed
+	 * (the aggregation interval, 100 ms by default, would take pages of a working set
+	 * whose loop is slower than that); it also bounds the kernel's cost per scheme.
+	 */
+	s->apply_interval_us = cfg->daemon.interval_us > aggr ? cfg->daemon.interval_us : aggr;
 	if (p->quota_interval_us) {
 		uint64_t b = (uint64_t)((double)p->quota_bytes * quota_scale) / share;
 
@@ -153,6 +159,13 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 		s->nr_goals = 1;
 		str_copy(s->goals[0].metric, sizeof(s->goals[0].metric), "some_mem_psi_us");
 		s->goals[0].target_value = t ? t : 1;
+		/*
+		 * 7.1+: the temporal tuner gives the full quota while stall time is below the
+		 * target and none above it. The default (consist) tuner starts at one byte and
+		 * doubles each interval, and starts again from there after every commit.
+		 */
+		if (f->goal_tuner)
+			str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
 	}
 	if (p->min_free) {
 		uint64_t pm = p->min_free / 1000;
@@ -421,7 +434,7 @@ static void sync_cgroups(struct paddr *p)
 			log_rl(LOG_ERR,
 			       "paddr: policy %s: %" PRIu64 " more cgroups hold memory than the %d "
 			       "schemes a paddr kdamond is given (each scheme walks the cold "
-			       "memory again every aggregation interval); they are not reclaimed. "
+			       "memory again every cycle); they are not reclaimed. "
 			       "Narrow `cgroup =` or use engine = vaddr",
 			       pp->name, pp->s.refused, PADDR_MAX_SCHEMES);
 	}

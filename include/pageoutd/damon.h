@@ -44,6 +44,7 @@ struct damon_features {
 	bool intervals_goal;	   /* monitoring_attrs/intervals/intervals_goal (6.15) */
 	bool obsolete_target;	   /* targets/N/obsolete_target (6.19) */
 	bool refresh_ms;	   /* kdamonds/N/refresh_ms (6.17) */
+	bool goal_tuner;	   /* quotas/goal_tuner: consist or temporal (7.1) */
 	bool detected;
 };
 
@@ -82,6 +83,7 @@ struct damon_scheme {
 	unsigned weight_sz, weight_nr_accesses, weight_age; /* permil */
 	unsigned nr_goals;
 	struct damon_goal goals[2];
+	char goal_tuner[16]; /* "" leaves the kernel's default; written where the kernel has it */
 	bool wmark_free_mem_rate; /* else metric none */
 	uint64_t wmark_interval_us, wmark_high, wmark_mid, wmark_low;
 	unsigned nr_filters;

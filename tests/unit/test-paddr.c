@@ -100,7 +100,7 @@ static void build(void)
 	const struct cfg_policy *p;
 	struct damon_scheme s;
 
-	f72.core_filters = f72.filter_allow = true;
+	f72.core_filters = f72.filter_allow = f72.goal_tuner = true;
 	ok(cfg && cfg->nr_policies == 1, "a paddr policy loads");
 	if (!cfg)
 		return;
@@ -111,6 +111,7 @@ static void build(void)
 	is_u64(s.pattern.age_min, 300, "min_age 30s = 300 aggregation intervals of 100 ms");
 	is_u64(s.pattern.nr_accesses_max, 2, "max_access_rate 10%% of 20 samples = 2");
 	is_u64(s.pattern.age_max, DAMON_U32_MAX, "no maximum age");
+	is_u64(s.apply_interval_us, 2000000, "applied once per cycle (2 s), not every 100 ms");
 	is_u64(s.quota_bytes, 128 * MIB, "quota 256M split over the policy's 2 cgroups");
 	is_u64(s.quota_reset_ms, 1000, "quota reset interval 1 s");
 	is_u64(s.quota_ms, 10, "quota_time 20ms split over 2 cgroups");
@@ -121,6 +122,7 @@ static void build(void)
 	ok(s.wmark_free_mem_rate && s.wmark_high == 250 && s.wmark_mid == 250 && s.wmark_low == 0 &&
 		   s.wmark_interval_us == 2000000,
 	   "watermarks: active below 25%% free (250 permil), checked every cycle");
+	is_str(s.goal_tuner, "", "6.12: no goal tuner to choose");
 	is_int(s.nr_filters, 1, "6.12: one filter for both kinds");
 	ok(s.filters[0].type == DAMON_FILTER_MEMCG && !s.filters[0].matching &&
 		   !s.filters[0].allow && !strcmp(s.filters[0].memcg_path, "/batch/a"),
@@ -137,6 +139,8 @@ static void build(void)
 	ok(s.nr_filters == 1 && s.filters[0].type == DAMON_FILTER_MEMCG && s.filters[0].matching &&
 		   s.filters[0].allow,
 	   "7.2: memcg filter allows the memcg (the rest gets the opposite)");
+	is_str(s.goal_tuner, "temporal",
+	       "7.2: the temporal goal tuner (full quota below the goal)");
 	is_u64(s.pattern.age_min, 600, "refault back-off: doubled min_age");
 	is_u64(s.quota_bytes, 128 * MIB, "refault back-off: halved quota");
 
@@ -225,6 +229,9 @@ static void tree(enum fake_abi abi)
 	is_str(fake_get(fk, K "schemes/1/quotas/goals/0/target_value"), "100000",
 	       "%s: PSI goal value", a);
 	is_str(fake_get(fk, K "schemes/1/watermarks/metric"), "none", "%s: no watermarks", a);
+	if (abi == FAKE_ABI_72)
+		is_str(fake_get(fk, K "schemes/1/quotas/goal_tuner"), "temporal",
+		       "7.2: goal_tuner temporal");
 	snprintf(p, sizeof(p), K "schemes/1/%s/nr_filters", fd);
 	is_str(fake_get(fk, p), "2", "%s: %s has the memcg and the anon filter", a, fd);
 	if (abi == FAKE_ABI_612) {

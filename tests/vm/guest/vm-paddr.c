@@ -262,12 +262,24 @@ int main(void)
 	cfg2 = config("256M/1s");
 	ok(cfg2 && paddr_set_config(p, cfg2) == 0, "reload: quota 256M/1s (the default)");
 	fh0 = vm_majflt(hh);
-	for (i = 0; i < 120; i++) {
+	for (i = 0; i < 150; i++) {
 		cycle_for(p, 1);
 		sa = vm_area_swap_kb(ha, COLD_A);
 		ca = cached_pct(PC "/a.dat");
 		if (sa >= COLD_MB * 1024 * 95 / 100 && ca <= 5)
 			break;
+		if (i % 10 == 9) {
+			char psi[128] = "";
+
+			read_file_at(AT_FDCWD, "/proc/pressure/memory", psi, sizeof(psi));
+			if (strchr(psi, '\n'))
+				*strchr(psi, '\n') = '\0';
+			cs = paddr_cgroup_stats(p, "/vmt-pa");
+			printf("# cycle %u: effective quota %" PRIu64 " kB, applied %" PRIu64
+			       " kB, tried %" PRIu64 " kB; %s\n",
+			       i + 1, cs->effective_quota / 1024, cs->sz_applied / 1024,
+			       cs->sz_tried / 1024, psi);
+		}
 	}
 	sb = vm_area_swap_kb(hb, COLD_A);
 	cb = cached_pct(PC "/b.dat");

@@ -146,8 +146,8 @@ static void reclaim(void)
 		hot_flt0 += vm_majflt(app[k]);
 	cg0 = vm_cg_u64("/vmt-app", "memory.current");
 	d = start_daemon("/tmp/pageoutd.log");
-	/* min_age 3 s, a second snapshot, 1 s cycles: bounded by 120 cycles on a slow host */
-	for (secs = 0; secs < 120; secs++) {
+	/* min_age 3 s, a second snapshot, 1 s cycles: bounded by 180 cycles on a slow host */
+	for (secs = 0; secs < 180; secs++) {
 		vm_sleep_ms(1000);
 		cold = sum_swap(app, NAPP, cold_addr);
 		if (cold >= cold_kb * 95 / 100 && secs >= 8)
