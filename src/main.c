@@ -5,11 +5,14 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -24,6 +27,8 @@
 #include "pageoutd/log.h"
 #include "pageoutd/loop.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/report.h"
+#include "pageoutd/server.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 
@@ -48,6 +53,11 @@ struct daemon {
 	bool damon_open, damon_owned;
 	struct vaddr *vaddr;
 	struct paddr *paddr;
+	struct server *server;
+	int watchdog;
+	uint64_t started_us, cycle_us_total;
+	char state[128];
+	bool ready;
 };
 
 static void notify(const char *state)
@@ -118,7 +128,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'V':
-			printf("pageoutd %s\n", PACKAGE_VERSION);
+#ifdef HAVE_SYSTEMD
+			printf("pageoutd %s (+systemd)\n", PACKAGE_VERSION);
+#else
+			printf("pageoutd %s (-systemd)\n", PACKAGE_VERSION);
+#endif
 			return 0;
 		case 'h':
 			usage(stdout);
@@ -237,9 +251,23 @@ static void give_back_damon(struct daemon *d)
 	d->damon_owned = d->damon_open = false;
 }
 
+static void set_state(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_state(struct daemon *d, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->state, sizeof(d->state), fmt, ap);
+	va_end(ap);
+	snprintf(msg, sizeof(msg), "STATUS=%s", d->state);
+	notify(msg);
+}
+
 /* One decision cycle. */
 static void cycle(struct daemon *d)
 {
+	uint64_t t0 = now_usec();
 	int r = take_damon(d);
 
 	d->cycles++;
@@ -248,21 +276,191 @@ static void cycle(struct daemon *d)
 		       "policies inactive: DAMON is not available (%s); retrying "
 		       "each cycle",
 		       strerror(-r));
-		notify("STATUS=waiting for DAMON (see the log)");
-		return;
+		set_state(d, "waiting for DAMON: %s (see the log)", strerror(-r));
+	} else {
+		uint64_t reclaimed = 0;
+		char sz[16];
+
+		if (d->vaddr) {
+			r = vaddr_cycle(d->vaddr);
+			if (r < 0)
+				log_rl(LOG_WARNING, "vaddr cycle: %s", strerror(-r));
+			vaddr_log_summary(d->vaddr);
+		}
+		if (d->paddr) {
+			r = paddr_cycle(d->paddr);
+			if (r < 0)
+				log_rl(LOG_WARNING, "paddr cycle: %s", strerror(-r));
+			paddr_log_summary(d->paddr);
+		}
+		for (unsigned i = 0; i < d->cfg->nr_policies; i++) {
+			const struct cfg_policy *p = &d->cfg->policies[i];
+			const struct vaddr_policy_stats *vs =
+				d->vaddr && p->engine == ENGINE_VADDR
+					? vaddr_policy_stats(d->vaddr, p->name)
+					: NULL;
+			const struct paddr_policy_stats *ps =
+				d->paddr && p->engine == ENGINE_PADDR
+					? paddr_policy_stats(d->paddr, p->name)
+					: NULL;
+
+			reclaimed += vs	  ? vs->advised_bytes_total
+				     : ps ? ps->applied_bytes_total
+					  : 0;
+		}
+		set_state(d,
+			  "%s%u policies, %" PRIu64 " processes on vaddr, %" PRIu64
+			  " schemes on paddr, %s reclaimed",
+			  d->cfg->daemon.dry_run ? "dry run: " : "", d->cfg->nr_policies,
+			  d->vaddr ? vaddr_stats(d->vaddr)->targets : 0,
+			  d->paddr ? paddr_stats(d->paddr)->schemes : 0,
+			  fmt_size(sz, sizeof(sz), reclaimed));
 	}
-	if (d->vaddr) {
-		r = vaddr_cycle(d->vaddr);
-		if (r < 0)
-			log_rl(LOG_WARNING, "vaddr cycle: %s", strerror(-r));
-		vaddr_log_summary(d->vaddr);
+	d->cycle_us_total += now_usec() - t0;
+	if (!d->ready) {
+		/* ready once the first cycle has run: the socket answers with real figures */
+		d->ready = true;
+		notify("READY=1");
 	}
-	if (d->paddr) {
-		r = paddr_cycle(d->paddr);
-		if (r < 0)
-			log_rl(LOG_WARNING, "paddr cycle: %s", strerror(-r));
-		paddr_log_summary(d->paddr);
+}
+
+static int on_watchdog(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)events;
+	(void)data;
+	loop_timer_ack(fd);
+	notify("WATCHDOG=1");
+	return 0;
+}
+
+static void reload(struct daemon *d);
+
+static void report_of(const struct daemon *d, struct report_src *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->cfg = d->cfg;
+	r->vaddr = d->vaddr;
+	r->paddr = d->paddr;
+	r->started_us = d->started_us;
+	r->cycles = d->cycles;
+	r->cycle_us_total = d->cycle_us_total;
+	r->damon_owned = d->damon_owned;
+	r->state = d->state;
+}
+
+static int pause_policy(struct daemon *d, const char *name, bool paused)
+{
+	const struct cfg_policy *p = cfg_find_policy(d->cfg, name);
+
+	if (!p)
+		return -ENOENT;
+	if (p->engine == ENGINE_VADDR)
+		return d->vaddr ? vaddr_pause(d->vaddr, name, paused) : -EAGAIN;
+	return d->paddr ? paddr_pause(d->paddr, name, paused) : -EAGAIN;
+}
+
+/* One request of the stats socket. Control requests are for uid 0 only. */
+static void on_request(void *data, const char *line, const struct ucred *peer, struct sbuf *out)
+{
+	struct daemon *d = data;
+	struct report_src r;
+	const char *arg = strchr(line, ' ');
+	size_t n = arg ? (size_t)(arg - line) : strlen(line);
+	bool root = peer->uid == 0;
+
+	report_of(d, &r);
+	while (arg && *arg == ' ')
+		arg++;
+	if (n == 5 && !strncmp(line, "stats", n)) {
+		report_stats_json(&r, out);
+	} else if (n == 7 && !strncmp(line, "metrics", n)) {
+		report_metrics(&r, out);
+	} else if (n == 6 && !strncmp(line, "status", n)) {
+		report_status(&r, out);
+	} else if (n == 6 && !strncmp(line, "detail", n)) {
+		report_detail(&r, out);
+	} else if (n == 8 && !strncmp(line, "policies", n)) {
+		report_policies(&r, out);
+	} else if (n == 7 && !strncmp(line, "version", n)) {
+		sbuf_printf(out, "pageoutd %s\n", PACKAGE_VERSION);
+	} else if (n == 4 && !strncmp(line, "help", n)) {
+		sbuf_puts(out, "requests: stats metrics status detail policies version help; "
+			       "as root: reload, pause POLICY, resume POLICY\n");
+	} else if ((n == 6 && !strncmp(line, "reload", n)) ||
+		   (n == 5 && !strncmp(line, "pause", n)) ||
+		   (n == 6 && !strncmp(line, "resume", n))) {
+		bool is_reload = line[0] == 'r' && line[2] == 'l';
+		int e;
+
+		if (!root) {
+			log_rl(LOG_NOTICE,
+			       "stats socket: refused '%.*s' from uid %d (control is for "
+			       "root)",
+			       (int)n, line, (int)peer->uid);
+			sbuf_printf(out, "error: permission denied: '%.*s' is for root only\n",
+				    (int)n, line);
+			return;
+		}
+		if (is_reload) {
+			unsigned before = d->cfg->nr_policies;
+			const struct cfg *old = d->cfg;
+
+			reload(d);
+			if (d->cfg == old)
+				sbuf_printf(out,
+					    "error: reload failed, the configuration in force "
+					    "stays (%u policies); see the log\n",
+					    before);
+			else
+				sbuf_printf(out, "ok: reloaded, %u policies\n",
+					    d->cfg->nr_policies);
+			return;
+		}
+		if (!arg || !*arg) {
+			sbuf_printf(out, "error: usage: %.*s POLICY\n", (int)n, line);
+			return;
+		}
+		e = pause_policy(d, arg, line[0] == 'p');
+		if (e == -ENOENT)
+			sbuf_printf(out, "error: no policy '%s'\n", arg);
+		else if (e < 0)
+			sbuf_printf(out,
+				    "error: policy '%s' is not running yet; try again after a "
+				    "cycle\n",
+				    arg);
+		else {
+			log_notice("policy %s %s by uid 0 (pid %d)", arg,
+				   line[0] == 'p' ? "paused" : "resumed", (int)peer->pid);
+			sbuf_printf(out, "ok: %s %s\n", arg, line[0] == 'p' ? "paused" : "resumed");
+		}
+	} else {
+		sbuf_printf(out, "error: unknown request '%.*s'; try help\n",
+			    (int)(n > 64 ? 64 : n), line);
 	}
+}
+
+/* The socket handed over by systemd, or by Android's init (ANDROID_SOCKET_pageoutd). */
+static int inherited_socket(void)
+{
+	const char *a = getenv("ANDROID_SOCKET_pageoutd");
+	uint64_t fd;
+
+#ifdef HAVE_SYSTEMD
+	int n = sd_listen_fds(1);
+
+	if (n > 1)
+		log_warn("socket activation passed %d sockets; serving the first", n);
+	if (n >= 1 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) > 0)
+		return SD_LISTEN_FDS_START;
+	if (n >= 1)
+		log_err("socket activation: descriptor %d is not a listening Unix stream socket; "
+			"ignoring it",
+			SD_LISTEN_FDS_START);
+#endif
+	if (a && parse_u64(a, &fd) == 0 && fd <= 65535)
+		return (int)fd;
+	return -1;
 }
 
 static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
@@ -316,6 +514,33 @@ static int on_signal(struct loop *l, int signo, void *data)
 	return 0;
 }
 
+static void start_server(struct daemon *d)
+{
+	const char *path = d->cfg->daemon.socket;
+	int fd = inherited_socket(), r;
+
+	if (fd < 0 && !path[0])
+		return; /* socket = (empty): no stats socket */
+	if (fd < 0) {
+		char dir[PATH_MAX];
+		char *slash;
+
+		str_copy(dir, sizeof(dir), path);
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+				log_errno(LOG_WARNING, -errno, "stats socket directory %s", dir);
+		}
+	}
+	r = server_new(&d->server, d->loop, fd, path, d->cfg->daemon.socket_group, on_request, d);
+	if (r < 0)
+		log_err("the stats socket is not served (%s); pageoutd goes on without it",
+			strerror(-r));
+	else
+		log_info("stats socket: %s", fd >= 0 ? "handed over by the service manager" : path);
+}
+
 static int run(struct daemon *d)
 {
 	int r;
@@ -330,12 +555,27 @@ static int run(struct daemon *d)
 	d->timer = loop_add_timer(d->loop, 0, d->cfg->daemon.interval_us, on_timer, d);
 	if (d->timer < 0)
 		return log_errno(LOG_ERR, d->timer, "cycle timer"), 1;
+	d->started_us = now_usec();
+	start_server(d);
+#ifdef HAVE_SYSTEMD
+	{
+		uint64_t usec = 0;
+
+		if (sd_watchdog_enabled(0, &usec) > 0 && usec) {
+			d->watchdog = loop_add_timer(d->loop, usec / 2, usec / 2, on_watchdog, d);
+			if (d->watchdog < 0)
+				log_errno(LOG_WARNING, d->watchdog, "watchdog timer");
+		}
+	}
+#endif
 	log_notice("started: %u policies, interval %llu ms%s", d->cfg->nr_policies,
 		   (unsigned long long)(d->cfg->daemon.interval_us / USEC_PER_MSEC),
 		   d->cfg->daemon.dry_run ? ", dry run" : "");
-	notify("READY=1\nSTATUS=running");
+	set_state(d, "starting: first cycle");
 	r = loop_run(d->loop);
 	notify("STOPPING=1");
+	server_free(d->server);
+	d->server = NULL;
 	give_back_damon(d);
 	if (r < 0)
 		return log_errno(LOG_ERR, r, "event loop"), 1;
@@ -345,7 +585,7 @@ static int run(struct daemon *d)
 int main(int argc, char **argv)
 {
 	struct opts o = { .file = CFG_DEFAULT_FILE, .dir = CFG_DEFAULT_DIR, .log_level = -1 };
-	struct daemon d = { .o = &o, .timer = -1 };
+	struct daemon d = { .o = &o, .timer = -1, .watchdog = -1 };
 	bool systemd = getenv("NOTIFY_SOCKET") || getenv("INVOCATION_ID");
 	int r;
 

@@ -41,6 +41,7 @@ struct ppolicy {
 	char name[CFG_NAME_MAX];
 	const struct cfg_policy *cfg;
 	bool active;
+	bool operator_paused;
 	unsigned nsch;
 	struct paddr_policy_stats s;
 };
@@ -236,6 +237,17 @@ int paddr_set_config(struct paddr *p, const struct cfg *cfg)
 	}
 	p->dirty = true;
 	return 0;
+}
+
+int paddr_pause(struct paddr *p, const char *policy, bool paused)
+{
+	for (size_t i = 0; i < p->npol; i++)
+		if (p->pol[i].active && !strcmp(p->pol[i].name, policy)) {
+			p->pol[i].operator_paused = paused;
+			p->pol[i].s.operator_paused = paused;
+			return 0;
+		}
+	return -ENOENT;
 }
 
 int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
@@ -495,6 +507,7 @@ static void decide(struct paddr *p, struct pcg *c)
 	/* the kernel's watermarks gate on free memory, its quota on bytes per interval */
 	eff.min_free = 0;
 	eff.quota_interval_us = 0;
+	c->st.operator_paused = pp->operator_paused;
 	policy_decide(&eff, &c->in, &c->st);
 	scale = c->st.quota_scale;
 	if (!p->s.goals && c->in.psi_known && pp->cfg->pressure_limit && !c->st.paused) {
@@ -513,6 +526,9 @@ static void decide(struct paddr *p, struct pcg *c)
 	/* dry run: the schemes only count (stat), nothing is reclaimed */
 	paddr_build_scheme(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale, pp->nsch,
 			   kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
+	c->s.psi_some_avg10 = c->in.psi_known ? c->in.psi_some_avg10 : -1;
+	c->s.paused = c->st.paused;
+	c->s.paused_why = c->st.paused ? skip_reason_name(c->st.paused_why) : "";
 	if (c->st.paused != c->was_paused)
 		log_info("paddr: cgroup %s (policy %s) %s%s", c->path, pp->name,
 			 c->st.paused ? "paused: " : "resumed",
@@ -778,6 +794,16 @@ const struct paddr_policy_stats *paddr_policy_stats(const struct paddr *p, const
 		if (!strcmp(p->pol[i].name, policy))
 			return &p->pol[i].s;
 	return NULL;
+}
+
+const struct paddr_cgroup_stats *paddr_cgroup_at(const struct paddr *p, size_t i, const char **path,
+						 const char **policy)
+{
+	if (i >= p->nc)
+		return NULL;
+	*path = p->c[i].path;
+	*policy = p->pol[p->c[i].policy].name;
+	return &p->c[i].s;
 }
 
 int paddr_scheme_of(const struct paddr *p, const char *path)

@@ -22,7 +22,7 @@ const char *skip_reason_name(enum skip_reason r)
 	static const char *const names[SKIP_MAX] = {
 		"young",      "unconfirmed", "turned_hot", "sparse",	  "vma",
 		"locked",     "quota",	     "pressure",   "free_memory", "swap_reserve",
-		"not_frozen", "vanished",    "error",
+		"not_frozen", "vanished",    "error",	   "paused",
 	};
 
 	return r < SKIP_MAX ? names[r] : "unknown";
@@ -105,7 +105,10 @@ void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
 	s->anon_allowed = (p->memory & MEMORY_ANON) != 0;
 	s->file_allowed = (p->memory & MEMORY_FILE) != 0;
 	/* unknown PSI (cgroup v1, no PSI): the gate cannot close; refaults still steer */
-	if (in->psi_known && in->psi_some_avg10 * 10000.0 > (double)p->pressure_limit) {
+	if (s->operator_paused) {
+		s->paused = true;
+		s->paused_why = SKIP_PAUSED;
+	} else if (in->psi_known && in->psi_some_avg10 * 10000.0 > (double)p->pressure_limit) {
 		s->paused = true;
 		s->paused_why = SKIP_PRESSURE;
 	} else if (p->min_free && in->mem_total &&

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -380,4 +382,73 @@ uint64_t now_usec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static bool sbuf_grow(struct sbuf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	char *n;
+
+	if (b->oom)
+		return false;
+	if (b->len + need + 1 <= b->cap)
+		return true;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	n = realloc(b->s, cap);
+	if (!n) {
+		b->oom = true;
+		return false;
+	}
+	b->s = n;
+	b->cap = cap;
+	return true;
+}
+
+void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !sbuf_grow(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void sbuf_puts(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!sbuf_grow(b, n))
+		return;
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+void sbuf_json_str(struct sbuf *b, const char *s)
+{
+	sbuf_puts(b, "\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sbuf_printf(b, "\\%c", *p);
+		else if (*p < 0x20)
+			sbuf_printf(b, "\\u%04x", *p);
+		else
+			sbuf_printf(b, "%c", *p);
+	}
+	sbuf_puts(b, "\"");
+}
+
+void sbuf_fini(struct sbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+	b->oom = false;
 }

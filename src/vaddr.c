@@ -361,6 +361,16 @@ const struct policy_state *vaddr_policy_state(const struct vaddr *v, const char 
 	return p ? &p->st : NULL;
 }
 
+int vaddr_pause(struct vaddr *v, const char *policy, bool paused)
+{
+	struct vpolicy *p = find_policy(v, policy);
+
+	if (!p || !p->active)
+		return -ENOENT;
+	p->st.operator_paused = paused;
+	return 0;
+}
+
 int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
 {
 	v->cfg = cfg;
@@ -1026,6 +1036,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	vp->s.cycles++;
 	vp->s.cold_bytes = 0;
 	vp->s.last_advised = vp->s.last_rss_drop = 0;
+	vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
 	policy_decide(vp->cfg, &vp->in, &vp->st);
 	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
 		blocked |= MEMORY_ANON;
@@ -1198,10 +1209,12 @@ void vaddr_log_summary(const struct vaddr *v)
 			fmt_size(h, sizeof(h), sk[SKIP_YOUNG]),
 			fmt_size(q, sizeof(q), sk[SKIP_QUOTA]),
 			fmt_size(u, sizeof(u), sk[SKIP_UNCONFIRMED] + sk[SKIP_TURNED_HOT]),
-			vp->st.paused ? (vp->st.paused_why == SKIP_PRESSURE ? "; paused: pressure"
-					 : vp->st.paused_why == SKIP_NOT_FROZEN
-						 ? "; paused: not frozen"
-						 : "; paused: free memory above min_free")
-				      : "");
+			vp->st.paused
+				? (vp->st.paused_why == SKIP_PAUSED	? "; paused by an operator"
+				   : vp->st.paused_why == SKIP_PRESSURE ? "; paused: pressure"
+				   : vp->st.paused_why == SKIP_NOT_FROZEN
+					   ? "; paused: not frozen"
+					   : "; paused: free memory above min_free")
+				: "");
 	}
 }

@@ -39,6 +39,9 @@ struct paddr_cgroup_stats {
 	uint64_t memcg_drop_bytes_total;
 	uint64_t refaults_total; /* pages since the cgroup got its scheme */
 	uint64_t commits;
+	double psi_some_avg10; /* -1 when unknown */
+	bool paused;
+	const char *paused_why; /* a skip reason name, "" when not paused */
 };
 
 struct paddr_policy_stats {
@@ -51,6 +54,7 @@ struct paddr_policy_stats {
 	uint64_t memcg_drop_bytes_total;
 	uint64_t refaults_total;
 	uint64_t last_applied;
+	bool operator_paused;
 };
 
 struct paddr_stats {
@@ -83,6 +87,8 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	      const struct cgrp_root *cg);
 /* paddr_set_config: a reloaded config; policies and cgroups are matched by name and path. */
 int paddr_set_config(struct paddr *p, const struct cfg *cfg);
+/* paddr_pause: an operator pauses (or resumes) a policy by name. -ENOENT: no such policy. */
+int paddr_pause(struct paddr *p, const char *policy, bool paused);
 /* paddr_cycle: one cycle. Returns 0 or -errno (a DAMON error worth a log line). */
 int paddr_cycle(struct paddr *p);
 /* paddr_free: turn the kdamond off and free the engine. */
@@ -94,6 +100,9 @@ const struct paddr_policy_stats *paddr_policy_stats(const struct paddr *p, const
 const struct paddr_cgroup_stats *paddr_cgroup_stats(const struct paddr *p, const char *path);
 /* paddr_scheme_of: the scheme index of a cgroup in the kdamond, or -1. */
 int paddr_scheme_of(const struct paddr *p, const char *path);
+/* paddr_cgroup_at: the i-th cgroup with a scheme (NULL past the end), its path and policy. */
+const struct paddr_cgroup_stats *paddr_cgroup_at(const struct paddr *p, size_t i, const char **path,
+						 const char **policy);
 void paddr_log_summary(const struct paddr *p);
 
 #endif

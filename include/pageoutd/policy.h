@@ -30,6 +30,7 @@ enum skip_reason {
 	SKIP_NOT_FROZEN,
 	SKIP_VANISHED, /* the process exited between snapshot and apply */
 	SKIP_ERROR,    /* the kernel refused the range */
+	SKIP_PAUSED,   /* an operator paused the policy (pageoutctl pause) */
 	SKIP_MAX
 };
 
@@ -58,7 +59,8 @@ struct policy_state {
 	double age_factor, quota_scale;
 	uint64_t last_refaults, last_refault_us;
 	bool have_refaults;
-	double refault_rate; /* ppm of the cgroup's memory per minute, last measured */
+	double refault_rate;  /* ppm of the cgroup's memory per minute, last measured */
+	bool operator_paused; /* set by the caller: pause/resume from the control socket */
 	/* verdict */
 	bool paused; /* nothing this cycle */
 	enum skip_reason paused_why;

@@ -88,6 +88,21 @@ int write_u64_at(int dirfd, const char *path, uint64_t v);
  */
 bool path_is_beneath(const char *path);
 
+/*
+ * sbuf: a growing text buffer. Allocation failure is sticky (oom) and leaves the text as far as
+ * it got; sbuf_take hands the string over (NULL after oom).
+ */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+__attribute__((format(printf, 2, 3))) void sbuf_printf(struct sbuf *b, const char *fmt, ...);
+void sbuf_puts(struct sbuf *b, const char *s);
+/* sbuf_json_str: s as a JSON string, quoted and escaped */
+void sbuf_json_str(struct sbuf *b, const char *s);
+void sbuf_fini(struct sbuf *b);
+
 /* now_usec: CLOCK_MONOTONIC in microseconds. */
 uint64_t now_usec(void);
 

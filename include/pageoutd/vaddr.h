@@ -89,6 +89,7 @@ struct vaddr_policy_stats {
 	uint64_t rss_drop_bytes_total;	 /* observed RSS drop of the advised processes */
 	uint64_t memcg_drop_bytes_total; /* observed anon+file drop of the cgroups */
 	uint64_t last_advised, last_rss_drop;
+	double psi_some_avg10; /* the highest of its cgroups, -1 when unknown */
 };
 
 struct vaddr_stats {
@@ -104,6 +105,8 @@ int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 	      const struct cgrp_root *cg);
 /* vaddr_set_config: a reloaded config; policies are matched by name, state kept. */
 int vaddr_set_config(struct vaddr *v, const struct cfg *cfg);
+/* vaddr_pause: an operator pauses (or resumes) a policy by name. -ENOENT: no such policy. */
+int vaddr_pause(struct vaddr *v, const char *policy, bool paused);
 /* vaddr_cycle: one decision cycle. Returns 0 or -errno (a DAMON error worth a log line). */
 int vaddr_cycle(struct vaddr *v);
 void vaddr_free(struct vaddr *v);

@@ -17,4 +17,15 @@ for k in $keys; do
 	grep -q "^#\?$k = \|^$k = " "$top_srcdir"/conf/pageoutd.conf "$top_srcdir"/conf/conf.d/*.conf "$top_srcdir"/conf/android/*.conf
 	ok $? "an example in conf/ shows $k"
 done
+ctl8="$top_srcdir/man/pageoutctl.8"
+cmds=$(sed -n 's/^\t{ "\([a-z-]*\)", "[^"]*", .*/\1/p' "$top_srcdir/src/ctl.c")
+[ -n "$cmds" ]; ok $? "command table found in ctl.c"
+for c in $cmds; do
+	grep -q "^\.It Cm $c\( \|\$\)" "$ctl8"; ok $? "pageoutctl(8) documents $c"
+done
+for r in stats metrics status detail policies version help reload pause resume; do
+	grep -q "\"$r\"\|, \"$r\|\"$r \|strncmp(line, \"$r\"" "$top_srcdir/src/main.c" &&
+		grep -q "^\.Li $r" "$ctl8"
+	ok $? "request $r is served and documented in pageoutctl(8)"
+done
 tap_end

@@ -82,6 +82,29 @@ static inline void vm_touch(volatile char *p, uint64_t size, bool write)
 }
 
 /*
+ * vm_lock_code: mlock the caller's file-backed mappings (its binary and libraries). Under TCG
+ * instruction fetches that hit the emulator's TLB do not set the accessed bit again, so the
+ * code of a busy loop looks idle and would be paged out and fault back; locked, the engines
+ * leave it alone and a workload's major faults measure its data areas only.
+ */
+static inline void vm_lock_code(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+		int off = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &s, &e, &off) == 2 && off &&
+		    line[off] == '/')
+			mlock((void *)(uintptr_t)s, (size_t)(e - s));
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
  * vm_spawn_ex: fork a child that joins cgroup (if not NULL, a path under VM_CGROOT), maps and
  * writes the areas, reports ready, then keeps writing the hot areas; with hot_on_signal it
  * leaves them alone until it gets SIGUSR1. Returns its pid.
@@ -122,6 +145,7 @@ static inline pid_t vm_spawn_ex(const struct vm_area *a, unsigned n, const char 
 			madvise(m, a[i].size, MADV_NOHUGEPAGE); /* count pages, not THPs */
 			vm_touch(m, a[i].size, true);
 		}
+		vm_lock_code();
 		sigemptyset(&usr1);
 		sigaddset(&usr1, SIGUSR1);
 		if (hot_on_signal)

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report: what the stats socket answers, rendered from the configuration and the engines'
+ * figures: `stats` (JSON), `metrics` (Prometheus text exposition, pageoutd_ prefix, labels
+ * policy and cgroup), `status` (a table for people), `policies`, `version`.
+ */
+#ifndef PAGEOUTD_REPORT_H
+#define PAGEOUTD_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pageoutd/config.h"
+#include "pageoutd/paddr.h"
+#include "pageoutd/util.h"
+#include "pageoutd/vaddr.h"
+
+struct report_src {
+	const struct cfg *cfg;
+	const struct vaddr *vaddr; /* NULL when not running */
+	const struct paddr *paddr;
+	uint64_t started_us, cycles, cycle_us_total;
+	bool damon_owned;
+	const char *state; /* what the daemon is doing, one line */
+};
+
+void report_stats_json(const struct report_src *r, struct sbuf *out);
+void report_metrics(const struct report_src *r, struct sbuf *out);
+void report_status(const struct report_src *r, struct sbuf *out);
+/* report_detail: per policy every counter, skipped bytes by reason, paddr schemes. */
+void report_detail(const struct report_src *r, struct sbuf *out);
+void report_policies(const struct report_src *r, struct sbuf *out);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * server: the stats socket. A Unix stream socket (a path, or a descriptor handed over by
+ * socket activation), served from the event loop: non-blocking, one request line of at most
+ * SERVER_REQUEST_MAX bytes, one response, then close. A client that does not finish its
+ * request within SERVER_DEADLINE_US is dropped, and at most SERVER_CLIENTS_MAX are served at
+ * once (more are told so and closed). The peer's credentials (SO_PEERCRED) go to the handler,
+ * which decides what a request may do.
+ */
+#ifndef PAGEOUTD_SERVER_H
+#define PAGEOUTD_SERVER_H
+
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "pageoutd/loop.h"
+#include "pageoutd/util.h"
+
+#define SERVER_REQUEST_MAX 4096
+#define SERVER_CLIENTS_MAX 32
+#define SERVER_DEADLINE_US (2 * USEC_PER_SEC)
+
+/* handler: answer one request line (without its newline) into out. */
+typedef void (*server_fn)(void *data, const char *line, const struct ucred *peer, struct sbuf *out);
+
+struct server;
+
+/*
+ * server_new: listen on fd (>= 0: handed over, already bound and listening) or on path
+ * (created with mode 0660 and group `group` if not empty; a stale socket is replaced, a live
+ * one is -EADDRINUSE). Returns 0 or -errno, logged.
+ */
+int server_new(struct server **ret, struct loop *l, int fd, const char *path, const char *group,
+	       server_fn fn, void *data);
+/* server_free: close every client and the socket; a socket pageoutd created is removed. */
+void server_free(struct server *s);
+unsigned server_clients(const struct server *s);
+
+#endif

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * report: the stats socket's answers; see report.h.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pageoutd/report.h"
+
+/* One policy's figures, whichever engine runs it. */
+struct pview {
+	const struct cfg_policy *p;
+	bool running; /* its engine exists */
+	bool paused;
+	const char *why;
+	uint64_t cgroups, procs, cold, reclaimed, drop, refaults, tried, qt_exceeds;
+	double refault_rate, psi; /* -1: unknown */
+	const uint64_t *skipped;  /* SKIP_MAX, vaddr */
+	const uint64_t *errors;	  /* MADV_ERR_MAX, vaddr */
+};
+
+static void view(const struct report_src *r, const struct cfg_policy *p, struct pview *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->why = "";
+	v->refault_rate = v->psi = -1;
+	if (p->engine == ENGINE_VADDR && r->vaddr) {
+		const struct vaddr_policy_stats *s = vaddr_policy_stats(r->vaddr, p->name);
+		const struct policy_state *st = vaddr_policy_state(r->vaddr, p->name);
+
+		if (!s || !st)
+			return;
+		v->running = true;
+		v->paused = st->paused || st->operator_paused;
+		v->why = st->operator_paused ? skip_reason_name(SKIP_PAUSED)
+			 : st->paused	     ? skip_reason_name(st->paused_why)
+					     : "";
+		v->cgroups = s->cgroups;
+		v->procs = s->procs;
+		v->cold = s->cold_bytes;
+		v->reclaimed = s->advised_bytes_total;
+		v->drop = s->memcg_drop_bytes_total;
+		v->refaults = UINT64_MAX;
+		v->refault_rate = st->have_refaults ? st->refault_rate : -1;
+		v->psi = s->psi_some_avg10;
+		v->skipped = s->skipped_total;
+		v->errors = s->errors_total;
+	} else if (p->engine == ENGINE_PADDR && r->paddr) {
+		const struct paddr_policy_stats *s = paddr_policy_stats(r->paddr, p->name);
+		const struct paddr_cgroup_stats *c;
+		const char *path, *pol;
+
+		if (!s)
+			return;
+		v->running = true;
+		v->cgroups = s->cgroups;
+		v->reclaimed = s->applied_bytes_total;
+		v->drop = s->memcg_drop_bytes_total;
+		v->refaults = s->refaults_total;
+		v->tried = s->tried_bytes_total;
+		v->qt_exceeds = s->qt_exceeds_total;
+		v->paused = s->cgroups > 0;
+		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
+			if (strcmp(pol, p->name))
+				continue;
+			if (!c->paused)
+				v->paused = false;
+			else
+				v->why = c->paused_why;
+			if (c->psi_some_avg10 > v->psi)
+				v->psi = c->psi_some_avg10;
+		}
+		if (!v->paused)
+			v->why = "";
+		if (s->operator_paused) {
+			v->paused = true;
+			v->why = skip_reason_name(SKIP_PAUSED);
+		}
+	}
+}
+
+/* --- JSON --- */
+
+static void json_u64(struct sbuf *b, const char *k, uint64_t v, bool comma)
+{
+	sbuf_printf(b, "\"%s\":%" PRIu64 "%s", k, v, comma ? "," : "");
+}
+
+static void json_num(struct sbuf *b, const char *k, double v, bool comma)
+{
+	if (v < 0)
+		sbuf_printf(b, "\"%s\":null%s", k, comma ? "," : "");
+	else
+		sbuf_printf(b, "\"%s\":%.6g%s", k, v, comma ? "," : "");
+}
+
+static void json_policy(const struct report_src *r, const struct pview *v, struct sbuf *b)
+{
+	sbuf_puts(b, "{\"name\":");
+	sbuf_json_str(b, v->p->name);
+	sbuf_printf(b, ",\"engine\":\"%s\",\"cgroup\":", cfg_engine_name(v->p->engine));
+	sbuf_json_str(b, v->p->cgroup);
+	sbuf_printf(b,
+		    ",\"running\":%s,\"paused\":%s,\"paused_why\":", v->running ? "true" : "false",
+		    v->paused ? "true" : "false");
+	sbuf_json_str(b, v->why);
+	sbuf_puts(b, ",");
+	json_u64(b, "cgroups", v->cgroups, true);
+	json_u64(b, "processes", v->procs, true);
+	json_u64(b, "cold_bytes", v->cold, true);
+	json_u64(b, "reclaimed_bytes_total", v->reclaimed, true);
+	json_u64(b, "memcg_drop_bytes_total", v->drop, true);
+	if (v->refaults != UINT64_MAX)
+		json_u64(b, "refaults_total", v->refaults, true);
+	json_num(b, "refault_rate_ppm_per_min", v->refault_rate, true);
+	json_num(b, "psi_some_avg10", v->psi, true);
+	if (v->skipped) {
+		sbuf_puts(b, "\"skipped_bytes_total\":{");
+		for (int k = 0; k < SKIP_MAX; k++)
+			json_u64(b, skip_reason_name(k), v->skipped[k], k + 1 < SKIP_MAX);
+		sbuf_puts(b, "},\"madvise_errors_total\":{");
+		for (int k = 0; k < MADV_ERR_MAX; k++)
+			json_u64(b, madv_err_name(k), v->errors[k], k + 1 < MADV_ERR_MAX);
+		sbuf_puts(b, "},");
+	}
+	if (v->p->engine == ENGINE_PADDR && r->paddr) {
+		const struct paddr_cgroup_stats *c;
+		const char *path, *pol;
+		bool first = true;
+
+		json_u64(b, "tried_bytes_total", v->tried, true);
+		json_u64(b, "quota_exceeds_total", v->qt_exceeds, true);
+		json_u64(b, "refused_cgroups", paddr_policy_stats(r->paddr, v->p->name)->refused,
+			 true);
+		sbuf_puts(b, "\"schemes\":[");
+		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
+			if (strcmp(pol, v->p->name))
+				continue;
+			sbuf_puts(b, first ? "{\"cgroup\":" : ",{\"cgroup\":");
+			first = false;
+			sbuf_json_str(b, path);
+			sbuf_printf(b, ",\"scheme\":%d,\"paused\":%s,",
+				    paddr_scheme_of(r->paddr, path), c->paused ? "true" : "false");
+			json_u64(b, "nr_tried", c->nr_tried, true);
+			json_u64(b, "sz_tried", c->sz_tried, true);
+			json_u64(b, "nr_applied", c->nr_applied, true);
+			json_u64(b, "sz_applied", c->sz_applied, true);
+			json_u64(b, "qt_exceeds", c->qt_exceeds, true);
+			if (c->sz_ops_filter_passed != UINT64_MAX)
+				json_u64(b, "sz_ops_filter_passed", c->sz_ops_filter_passed, true);
+			if (c->effective_quota != UINT64_MAX)
+				json_u64(b, "effective_quota_bytes", c->effective_quota, true);
+			json_u64(b, "resident_bytes", c->resident, true);
+			json_u64(b, "memcg_drop_bytes_total", c->memcg_drop_bytes_total, true);
+			json_u64(b, "refaults_total", c->refaults_total, true);
+			json_num(b, "psi_some_avg10", c->psi_some_avg10, false);
+			sbuf_puts(b, "}");
+		}
+		sbuf_puts(b, "],");
+	}
+	json_u64(b, "quota_bytes", v->p->quota_bytes, true);
+	json_u64(b, "quota_interval_us", v->p->quota_interval_us, true);
+	json_u64(b, "min_age_us", v->p->min_age_us, false);
+	sbuf_puts(b, "}");
+}
+
+void report_stats_json(const struct report_src *r, struct sbuf *b)
+{
+	uint64_t up = now_usec() - r->started_us;
+
+	sbuf_printf(b, "{\"version\":\"%s\",", PACKAGE_VERSION);
+	json_u64(b, "uptime_seconds", up / USEC_PER_SEC, true);
+	json_u64(b, "cycles", r->cycles, true);
+	json_u64(b, "cycle_us_total", r->cycle_us_total, true);
+	sbuf_printf(b, "\"dry_run\":%s,\"damon_owned\":%s,\"state\":",
+		    r->cfg->daemon.dry_run ? "true" : "false", r->damon_owned ? "true" : "false");
+	sbuf_json_str(b, r->state ? r->state : "");
+	if (r->vaddr) {
+		const struct vaddr_stats *s = vaddr_stats(r->vaddr);
+
+		sbuf_puts(b, ",\"vaddr\":{");
+		json_u64(b, "targets", s->targets, true);
+		json_u64(b, "snapshots", s->snapshots, true);
+		json_u64(b, "snapshot_errors", s->snapshot_errors, true);
+		json_u64(b, "snapshot_us_total", s->snapshot_us_total, true);
+		json_u64(b, "commits", s->commits, true);
+		json_u64(b, "restarts", s->restarts, false);
+		sbuf_puts(b, "}");
+	}
+	if (r->paddr) {
+		const struct paddr_stats *s = paddr_stats(r->paddr);
+
+		sbuf_puts(b, ",\"paddr\":{");
+		json_u64(b, "schemes", s->schemes, true);
+		json_u64(b, "max_schemes", PADDR_MAX_SCHEMES, true);
+		json_u64(b, "ram_bytes", s->ram_bytes, true);
+		sbuf_printf(b, "\"quota_goals\":%s,", s->goals ? "true" : "false");
+		json_u64(b, "commits", s->commits, true);
+		json_u64(b, "restarts", s->restarts, true);
+		json_u64(b, "errors", s->errors, false);
+		sbuf_puts(b, "}");
+	}
+	sbuf_puts(b, ",\"policies\":[");
+	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
+		struct pview v;
+
+		view(r, &r->cfg->policies[i], &v);
+		if (i)
+			sbuf_puts(b, ",");
+		json_policy(r, &v, b);
+	}
+	sbuf_puts(b, "]}\n");
+}
+
+/* --- Prometheus text exposition --- */
+
+static void label(struct sbuf *b, const char *s)
+{
+	sbuf_puts(b, "\"");
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			sbuf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			sbuf_puts(b, "\\n");
+		else
+			sbuf_printf(b, "%c", *s);
+	}
+	sbuf_puts(b, "\"");
+}
+
+static void head(struct sbuf *b, const char *name, const char *type, const char *help)
+{
+	sbuf_printf(b, "# HELP pageoutd_%s %s\n# TYPE pageoutd_%s %s\n", name, help, name, type);
+}
+
+/* One sample with a policy label, and optionally one more label. */
+static void sample(struct sbuf *b, const char *name, const char *policy, const char *k,
+		   const char *v, double value)
+{
+	sbuf_printf(b, "pageoutd_%s{policy=", name);
+	label(b, policy);
+	if (k) {
+		sbuf_printf(b, ",%s=", k);
+		label(b, v);
+	}
+	sbuf_printf(b, "} %.17g\n", value);
+}
+
+void report_metrics(const struct report_src *r, struct sbuf *b)
+{
+	const struct cfg *cfg = r->cfg;
+	struct pview *v = calloc(cfg->nr_policies ? cfg->nr_policies : 1, sizeof(*v));
+	static const struct {
+		const char *name, *type, *help;
+	} per[] = {
+		{ "policy_paused", "gauge",
+		  "1 while the policy is paused (pressure, not frozen, operator)" },
+		{ "policy_cgroups", "gauge", "Cgroups the policy covers now" },
+		{ "policy_processes", "gauge", "Processes the policy targets now (vaddr)" },
+		{ "cold_bytes", "gauge", "Cold bytes found in the last snapshot (vaddr)" },
+		{ "reclaimed_bytes_total", "counter",
+		  "Bytes reclaimed: advised and completed (vaddr), applied by the kernel (paddr)" },
+		{ "memcg_drop_bytes_total", "counter",
+		  "Observed drop of the cgroups' anon + file" },
+		{ "psi_some_avg10", "gauge",
+		  "Highest memory PSI some avg10 of the cgroups, percent" },
+		{ "refault_rate", "gauge",
+		  "Refaults per minute as a share of the cgroups' memory, ppm (last measured)" },
+	};
+
+	if (!v) {
+		b->oom = true;
+		return;
+	}
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		view(r, &cfg->policies[i], &v[i]);
+	head(b, "info", "gauge", "Version of the running pageoutd");
+	sbuf_printf(b, "pageoutd_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
+	head(b, "cycles_total", "counter", "Decision cycles run");
+	sbuf_printf(b, "pageoutd_cycles_total %" PRIu64 "\n", r->cycles);
+	head(b, "cycle_seconds_total", "counter", "Time spent in decision cycles");
+	sbuf_printf(b, "pageoutd_cycle_seconds_total %.6f\n", (double)r->cycle_us_total / 1e6);
+	head(b, "damon_owned", "gauge", "1 while pageoutd owns its DAMON kdamonds");
+	sbuf_printf(b, "pageoutd_damon_owned %d\n", r->damon_owned ? 1 : 0);
+	for (size_t k = 0; k < ARRAY_SIZE(per); k++) {
+		head(b, per[k].name, per[k].type, per[k].help);
+		for (unsigned i = 0; i < cfg->nr_policies; i++) {
+			const struct pview *p = &v[i];
+			double x = k == 0   ? p->paused
+				   : k == 1 ? (double)p->cgroups
+				   : k == 2 ? (double)p->procs
+				   : k == 3 ? (double)p->cold
+				   : k == 4 ? (double)p->reclaimed
+				   : k == 5 ? (double)p->drop
+				   : k == 6 ? p->psi
+					    : p->refault_rate;
+
+			if ((k == 6 || k == 7) && x < 0)
+				continue; /* unknown: no sample rather than a made-up zero */
+			sample(b, per[k].name, p->p->name, "engine", cfg_engine_name(p->p->engine),
+			       x);
+		}
+	}
+	head(b, "skipped_bytes_total", "counter", "Cold bytes not reclaimed, by reason (vaddr)");
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		for (int k = 0; v[i].skipped && k < SKIP_MAX; k++)
+			sample(b, "skipped_bytes_total", v[i].p->name, "reason",
+			       skip_reason_name(k), (double)v[i].skipped[k]);
+	head(b, "madvise_errors_total", "counter", "process_madvise failures by errno (vaddr)");
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		for (int k = 0; v[i].errors && k < MADV_ERR_MAX; k++)
+			sample(b, "madvise_errors_total", v[i].p->name, "errno", madv_err_name(k),
+			       (double)v[i].errors[k]);
+	if (r->paddr) {
+		static const struct {
+			const char *name, *type, *help;
+		} pc[] = {
+			{ "paddr_applied_bytes_total", "counter",
+			  "Bytes the kernel reclaimed for the cgroup" },
+			{ "paddr_tried_bytes_total", "counter",
+			  "Physical bytes the cgroup's scheme walked" },
+			{ "paddr_quota_exceeds_total", "counter",
+			  "Quota intervals the scheme used up" },
+			{ "paddr_refaults_total", "counter",
+			  "Refaulted pages of the cgroup since its scheme" },
+			{ "paddr_memcg_drop_bytes_total", "counter",
+			  "Observed drop of the cgroup's memory" },
+			{ "paddr_resident_bytes", "gauge", "The cgroup's anon + file now" },
+		};
+
+		for (size_t k = 0; k < ARRAY_SIZE(pc); k++) {
+			const struct paddr_cgroup_stats *c;
+			const char *path, *pol;
+
+			head(b, pc[k].name, pc[k].type, pc[k].help);
+			for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++)
+				sample(b, pc[k].name, pol, "cgroup", path,
+				       (double)(k == 0	 ? c->sz_applied
+						: k == 1 ? c->sz_tried
+						: k == 2 ? c->qt_exceeds
+						: k == 3 ? c->refaults_total
+						: k == 4 ? c->memcg_drop_bytes_total
+							 : c->resident));
+		}
+		head(b, "paddr_schemes", "gauge", "DAMOS schemes on pageoutd's paddr kdamond");
+		sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n",
+			    paddr_stats(r->paddr)->schemes);
+	}
+	if (r->vaddr) {
+		head(b, "vaddr_targets", "gauge", "Processes on pageoutd's vaddr kdamond");
+		sbuf_printf(b, "pageoutd_vaddr_targets %" PRIu64 "\n",
+			    vaddr_stats(r->vaddr)->targets);
+		head(b, "vaddr_snapshot_seconds_total", "counter", "Time spent taking snapshots");
+		sbuf_printf(b, "pageoutd_vaddr_snapshot_seconds_total %.6f\n",
+			    (double)vaddr_stats(r->vaddr)->snapshot_us_total / 1e6);
+	}
+	free(v);
+}
+
+/* --- people --- */
+
+void report_status(const struct report_src *r, struct sbuf *b)
+{
+	char c[16], d[16], e[16];
+
+	sbuf_printf(b, "pageoutd %s: %s; %" PRIu64 " cycles, up %" PRIu64 " s%s\n", PACKAGE_VERSION,
+		    r->state ? r->state : "running", r->cycles,
+		    (now_usec() - r->started_us) / USEC_PER_SEC,
+		    r->cfg->daemon.dry_run ? ", dry run" : "");
+	sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s\n", "POLICY", "ENGINE",
+		    "CGROUPS", "PROCS", "COLD", "RECLAIMED", "MEMCG-DROP", "REFAULTS", "PSI",
+		    "STATE");
+	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
+		struct pview v;
+		char ref[24], psi[16], procs[24];
+
+		view(r, &r->cfg->policies[i], &v);
+		if (v.refaults != UINT64_MAX)
+			snprintf(ref, sizeof(ref), "%" PRIu64, v.refaults);
+		else if (v.refault_rate >= 0)
+			snprintf(ref, sizeof(ref), "%.0fppm/m", v.refault_rate);
+		else
+			snprintf(ref, sizeof(ref), "-");
+		snprintf(procs, sizeof(procs), "%" PRIu64, v.procs);
+		if (v.p->engine == ENGINE_PADDR)
+			snprintf(procs, sizeof(procs), "-");
+		if (v.psi >= 0)
+			snprintf(psi, sizeof(psi), "%.2f%%", v.psi);
+		else
+			snprintf(psi, sizeof(psi), "-");
+		sbuf_printf(b, "%-16s %-6s %7" PRIu64 " %6s %10s %10s %10s %9s %7s  %s%s\n",
+			    v.p->name, cfg_engine_name(v.p->engine), v.cgroups, procs,
+			    fmt_size(c, sizeof(c), v.cold), fmt_size(d, sizeof(d), v.reclaimed),
+			    fmt_size(e, sizeof(e), v.drop), ref, psi,
+			    !v.running ? "inactive"
+			    : v.paused ? "paused: "
+				       : "active",
+			    v.paused ? v.why : "");
+	}
+}
+
+void report_detail(const struct report_src *r, struct sbuf *b)
+{
+	char x[16], y[16], z[16];
+
+	report_status(r, b);
+	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
+		struct pview v;
+		bool any = false;
+
+		view(r, &r->cfg->policies[i], &v);
+		sbuf_printf(b, "\npolicy %s (%s, cgroup %s):\n", v.p->name,
+			    cfg_engine_name(v.p->engine), v.p->cgroup);
+		for (int k = 0; v.skipped && k < SKIP_MAX; k++)
+			if (v.skipped[k]) {
+				sbuf_printf(b, "%s %s %s",
+					    any ? "," : "  not reclaimed:", skip_reason_name(k),
+					    fmt_size(x, sizeof(x), v.skipped[k]));
+				any = true;
+			}
+		if (any)
+			sbuf_puts(b, "\n");
+		any = false;
+		for (int k = 0; v.errors && k < MADV_ERR_MAX; k++)
+			if (v.errors[k]) {
+				sbuf_printf(b, "%s %s %" PRIu64,
+					    any ? "," : "  process_madvise errors:",
+					    madv_err_name(k), v.errors[k]);
+				any = true;
+			}
+		if (any)
+			sbuf_puts(b, "\n");
+		if (v.p->engine == ENGINE_PADDR && r->paddr) {
+			const struct paddr_cgroup_stats *c;
+			const char *path, *pol;
+
+			sbuf_printf(b,
+				    "  tried %s, quota exceeded %" PRIu64
+				    " times, refused cgroups %" PRIu64 "\n",
+				    fmt_size(x, sizeof(x), v.tried), v.qt_exceeds,
+				    paddr_policy_stats(r->paddr, v.p->name)->refused);
+			for (size_t k = 0; (c = paddr_cgroup_at(r->paddr, k, &path, &pol)); k++)
+				if (!strcmp(pol, v.p->name))
+					sbuf_printf(
+						b,
+						"  scheme %d %s: applied %s, resident %s, memcg "
+						"-%s, "
+						"refaults %" PRIu64 ", quota exceeded %" PRIu64
+						"%s%s\n",
+						paddr_scheme_of(r->paddr, path), path,
+						fmt_size(x, sizeof(x), c->sz_applied),
+						fmt_size(y, sizeof(y), c->resident),
+						fmt_size(z, sizeof(z), c->memcg_drop_bytes_total),
+						c->refaults_total, c->qt_exceeds,
+						c->paused ? ", paused: " : "",
+						c->paused ? c->paused_why : "");
+		}
+	}
+}
+
+void report_policies(const struct report_src *r, struct sbuf *b)
+{
+	char buf[1024];
+
+	for (unsigned i = 0; i < r->cfg->nr_policies; i++)
+		sbuf_printf(b, "%s: %s\n", r->cfg->policies[i].name,
+			    cfg_policy_describe(&r->cfg->policies[i], buf, sizeof(buf)));
+}

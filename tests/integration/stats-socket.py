@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The real daemon and its real stats socket on the host, over an emulated DAMON tree:
+every request and pageoutctl command, JSON parsed by a JSON parser, metrics checked by
+promtool, control refused to a non-root peer, hostile clients (1 MiB, no newline, 200 at
+once) that neither stall cycles nor grow memory, sd_notify (READY after the first cycle,
+WATCHDOG, STATUS) and socket activation (LISTEN_FDS)."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+top_src = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", ".."))
+top_build = os.environ.get("top_builddir", top_src)
+PAGEOUTD = os.path.join(top_build, "pageoutd")
+CTL = os.path.join(top_build, "pageoutctl")
+n = 0
+failed = 0
+
+
+def ok(cond, what):
+    global n, failed
+    n += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n, what))
+    if not cond:
+        failed += 1
+    sys.stdout.flush()
+    return cond
+
+
+def skip(what, why):
+    global n
+    n += 1
+    print("ok %d - %s # SKIP %s" % (n, what, why))
+
+
+def diag(text):
+    for line in str(text).splitlines():
+        print("# " + line)
+
+
+def ask(path, req, timeout=5.0):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(path)
+    try:
+        s.sendall(req.encode() + b"\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # a refusal is written before the request is read
+    out = b""
+    while True:
+        try:
+            b = s.recv(65536)
+        except ConnectionResetError:
+            break
+        if not b:
+            break
+        out += b
+    s.close()
+    return out.decode()
+
+
+def try_ask(path, req):
+    try:
+        return ask(path, req, timeout=2)
+    except OSError:
+        return ""
+
+
+def ctl(sock, *args):
+    p = subprocess.run([CTL, "--socket", sock] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def nfds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def wait_for(pred, secs=10.0):
+    end = time.time() + secs
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def main():
+    if os.geteuid() != 0:
+        print("1..0 # SKIP needs root (socket groups, a non-root peer)")
+        return 0
+    with_systemd = "+systemd" in subprocess.run([PAGEOUTD, "--version"], capture_output=True,
+                                                text=True).stdout
+    T = tempfile.mkdtemp(prefix="pageoutd-socket.")
+    admin = subprocess.run([os.path.join(top_build, "tests/lib/faketree")], capture_output=True,
+                           text=True).stdout.strip()
+    procs = []
+    try:
+        os.makedirs(T + "/d")
+        os.makedirs(T + "/run")
+        os.chmod(T, 0o755)
+        sock = T + "/run/pageoutd.sock"
+        with open(T + "/main.conf", "w") as f:
+            f.write("[daemon]\ninterval = 200ms\nsocket = %s\nsocket_group = nogroup\n"
+                    "state_dir = %s/run\n[damon]\nsysfs_root = %s\n" % (sock, T, admin))
+        with open(T + "/d/web.conf", "w") as f:
+            f.write("[policy]\ncgroup = /pageoutd-socket-test\nengine = vaddr\n")
+        with open(T + "/d/vms.conf", "w") as f:
+            f.write("[policy]\ncgroup = /pageoutd-socket-test-vm/*\nengine = paddr\n")
+        # sd_notify: a datagram socket the daemon reports to
+        nsock_path = T + "/notify"
+        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        ns.bind(nsock_path)
+        ns.settimeout(0.2)
+        env = dict(os.environ, NOTIFY_SOCKET=nsock_path, WATCHDOG_USEC="400000")
+        log = open(T + "/log", "w")
+        d = subprocess.Popen([PAGEOUTD, "--foreground", "--log-level", "debug", "-c",
+                              T + "/main.conf", "-d", T + "/d"], stderr=log, env=env)
+        procs.append(d)
+        msgs = []
+        end = time.time() + 3
+        while time.time() < end:
+            try:
+                msgs.append(ns.recv(4096).decode())
+            except socket.timeout:
+                pass
+        ns.close()
+        text = open(T + "/log").read()
+        if with_systemd:
+            ready = [i for i, m in enumerate(msgs) if "READY=1" in m]
+            ok(ready, "sd_notify: READY=1 is sent")
+            status_before = [m for m in msgs[:ready[0] + 1]] if ready else []
+            ok(ready and any("STATUS=starting" in m for m in status_before),
+               "READY=1 comes after the first cycle (STATUS said it was starting)")
+            ok(sum("WATCHDOG=1" in m for m in msgs) >= 3,
+               "WATCHDOG=1 keeps coming (%d in 3 s with WatchdogSec 0.4 s)"
+               % sum("WATCHDOG=1" in m for m in msgs))
+            st = [m for m in msgs if "STATUS=" in m and "policies" in m]
+            ok(st, "STATUS= says what it does: %s" % (st[-1].strip() if st else "-"))
+        else:
+            for w in ("READY", "READY order", "WATCHDOG", "STATUS"):
+                skip("sd_notify " + w, "built without systemd")
+        ok(os.path.exists(sock), "the socket exists")
+        stt = os.stat(sock)
+        ok(stt.st_mode & 0o777 == 0o660, "socket mode 0660 (%o)" % (stt.st_mode & 0o777))
+        ok(stt.st_gid == 65534, "socket group nogroup (socket_group)")
+
+        # every request
+        v = ask(sock, "version")
+        ok(v.startswith("pageoutd "), "version: %s" % v.strip())
+        pol = ask(sock, "policies")
+        ok("web: cgroup=/pageoutd-socket-test engine=vaddr" in pol and "vms: " in pol,
+           "policies: one line per policy")
+        doc = None
+        try:
+            doc = json.loads(ask(sock, "stats"))
+        except ValueError as e:
+            diag(e)
+        ok(doc is not None, "stats is JSON")
+        ok(doc and [p["name"] for p in doc["policies"]] == ["vms", "web"] and
+           "skipped_bytes_total" in doc["policies"][1] and "schemes" in doc["policies"][0],
+           "stats: both policies, skip reasons (vaddr), schemes (paddr)")
+        ok(doc and doc["cycles"] >= 1 and doc["damon_owned"] is True,
+           "stats: cycles run, DAMON owned")
+        m = ask(sock, "metrics")
+        promtool = shutil.which("promtool")
+        if ok(promtool is not None, "promtool is installed (Debian package prometheus)"):
+            p = subprocess.run([promtool, "check", "metrics"], input=m, capture_output=True,
+                               text=True)
+            ok(p.returncode == 0, "promtool check metrics passes")
+            if p.returncode:
+                diag(p.stdout + p.stderr)
+        ok('pageoutd_reclaimed_bytes_total{policy="web",engine="vaddr"}' in m and
+           'pageoutd_skipped_bytes_total{policy="web",reason="young"}' in m,
+           "metrics: labelled series per policy and reason")
+        ok("POLICY" in ask(sock, "status") and "web" in ask(sock, "status"),
+           "status: a table")
+        ok(ask(sock, "bogus").startswith("error: unknown request"), "an unknown request is an error")
+
+        # pageoutctl
+        rc, out, err = ctl(sock, "status")
+        ok(rc == 0 and "vms" in out and "paddr" in out, "pageoutctl status")
+        rc, out, err = ctl(sock, "stats", "--json")
+        ok(rc == 0 and json.loads(out)["version"], "pageoutctl stats --json")
+        rc, out, err = ctl(sock, "stats")
+        ok(rc == 0 and "policy web (vaddr" in out, "pageoutctl stats")
+        rc, out, err = ctl(sock, "metrics")
+        ok(rc == 0 and "# TYPE pageoutd_cycles_total counter" in out, "pageoutctl metrics")
+        rc, out, err = ctl(sock, "pause", "web")
+        ok(rc == 0 and "ok: web paused" in out, "pageoutctl pause web")
+        ok(wait_for(lambda: json.loads(ask(sock, "stats"))["policies"][1]["paused"]),
+           "stats shows web paused")
+        ok(json.loads(ask(sock, "stats"))["policies"][1]["paused_why"] == "paused",
+           "paused_why: paused (by an operator)")
+        rc, out, err = ctl(sock, "resume", "web")
+        ok(rc == 0 and not json.loads(ask(sock, "stats"))["policies"][1]["paused"],
+           "pageoutctl resume web")
+        rc, out, err = ctl(sock, "pause", "nosuch")
+        ok(rc == 1 and "no policy 'nosuch'" in err, "pause of an unknown policy: exit 1")
+        rc, out, err = ctl(sock, "reload")
+        ok(rc == 0 and "reloaded, 2 policies" in out, "pageoutctl reload")
+        rc, out, err = ctl(T + "/nosock", "status")
+        ok(rc == 1 and T + "/nosock" in err, "daemon unreachable: exit 1, the path in the message")
+        rc, out, err = ctl(sock, "pause")
+        ok(rc == 2, "usage error: exit 2")
+        rc, out, err = ctl(sock, "frobnicate")
+        ok(rc == 2, "unknown command: exit 2")
+        rc, out, err = ctl(sock, "pause", "--help")
+        ok(rc == 0 and "POLICY" in out, "pageoutctl pause --help")
+        rc, out, err = ctl(sock, "check-config", "-c", T + "/main.conf", "-d", T + "/d")
+        ok(rc == 0 and "policy web:" in out, "pageoutctl check-config")
+
+        # a non-root peer in the socket's group: reads yes, control no
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+                res = [ask(sock, "version"), ask(sock, "reload"), ask(sock, "pause web")]
+                os.write(w, json.dumps(res).encode())
+            except Exception as e:  # noqa: BLE001 - reported to the parent
+                os.write(w, json.dumps([str(e)]).encode())
+            os._exit(0)
+        os.close(w)
+        res = json.loads(os.read(r, 65536).decode() or "[]")
+        os.waitpid(pid, 0)
+        ok(len(res) == 3 and res[0].startswith("pageoutd"), "uid 65534 may read (version)")
+        ok(len(res) == 3 and "permission denied" in res[1] and "permission denied" in res[2],
+           "uid 65534 may not reload or pause")
+        ok(not json.loads(ask(sock, "stats"))["policies"][1]["paused"],
+           "and nothing was paused")
+
+        # hostile clients
+        c0 = json.loads(ask(sock, "stats"))["cycles"]
+        t0 = time.time()
+        rss0, fd0 = rss_kb(d.pid), nfds(d.pid)
+        big = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        big.connect(sock)
+        big.settimeout(5)
+        sent = 0
+        try:
+            while sent < (1 << 20):
+                sent += big.send(b"x" * 65536)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass
+        reply = b""
+        try:
+            reply = big.recv(4096)
+        except (ConnectionResetError, socket.timeout):
+            pass
+        big.close()
+        ok(b"request longer than 4096 bytes" in reply, "1 MiB without a newline: refused")
+        mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        mute.connect(sock)
+        mute.settimeout(6)
+        tm = time.time()
+        try:
+            gone = mute.recv(16) == b""
+        except socket.timeout:
+            gone = False
+        ok(gone and time.time() - tm < 5, "a client that never sends a newline is dropped "
+           "after its deadline (%.1f s)" % (time.time() - tm))
+        mute.close()
+        for rnd in range(3):
+            many = []
+            for i in range(200):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.setblocking(False)
+                try:
+                    s.connect(sock)
+                except (BlockingIOError, OSError):
+                    pass
+                many.append(s)
+            time.sleep(0.5)
+            try:
+                answer = ask(sock, "version", timeout=3)
+            except OSError:
+                answer = ""
+            if rnd == 0:
+                diag("answer with 200 idle clients: %r" % answer[:60])
+                ok("too many clients" in answer or answer.startswith("pageoutd"),
+                   "with 200 idle clients a new one is told to retry or served")
+            for s in many:
+                s.close()
+        wait_for(lambda: ask(sock, "version").startswith("pageoutd"), 5)
+        c1 = json.loads(ask(sock, "stats"))["cycles"]
+        dt = time.time() - t0
+        ok(c1 - c0 >= dt / 0.2 * 0.5,
+           "cycles went on meanwhile (%d cycles in %.1f s at 200 ms)" % (c1 - c0, dt))
+        rss1, fd1 = rss_kb(d.pid), nfds(d.pid)
+        ok(rss1 - rss0 < 4096, "RSS did not grow (%d -> %d kB)" % (rss0, rss1))
+        ok(wait_for(lambda: nfds(d.pid) <= fd0, 5), "descriptors back to %d (%d)" % (fd0, nfds(d.pid)))
+
+        d.send_signal(signal.SIGTERM)
+        rc = d.wait(10)
+        ok(rc == 0 and not os.path.exists(sock), "SIGTERM: exit 0, socket removed")
+        log.close()
+
+        # socket activation: the service manager passes a listening socket as fd 3
+        if with_systemd:
+            act = T + "/run/activated.sock"
+            ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            ls.bind(act)
+            ls.listen(16)
+            fd = ls.fileno()
+            log = open(T + "/log2", "w")
+
+            def child():
+                os.dup2(fd, 3)
+                os.environ["LISTEN_FDS"] = "1"
+                os.environ["LISTEN_PID"] = str(os.getpid())
+
+            d2 = subprocess.Popen([PAGEOUTD, "--foreground", "-c", T + "/main.conf", "-d",
+                                   T + "/d"], stderr=log, preexec_fn=child, close_fds=False)
+            procs.append(d2)
+            ls.close()
+            ok(wait_for(lambda: try_ask(act, "version").startswith("pageoutd"), 10),
+               "socket activation: pageoutd serves the socket it was handed (LISTEN_FDS)")
+            ok(not os.path.exists(sock), "and does not create its configured one")
+            d2.send_signal(signal.SIGTERM)
+            d2.wait(10)
+            log.close()
+            if failed:
+                diag(open(T + "/log2").read()[-2000:])
+        else:
+            skip("socket activation", "built without systemd")
+            skip("socket activation, configured socket", "built without systemd")
+        if failed:
+            diag(open(T + "/log").read()[-3000:])
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        shutil.rmtree(T, ignore_errors=True)
+        if admin:
+            shutil.rmtree(admin.split("/fakesys/")[0], ignore_errors=True)
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
