@@ -324,6 +324,7 @@ static void cycle(struct daemon *d)
 	}
 }
 
+#ifdef HAVE_SYSTEMD
 static int on_watchdog(struct loop *l, int fd, uint32_t events, void *data)
 {
 	(void)l;
@@ -333,6 +334,7 @@ static int on_watchdog(struct loop *l, int fd, uint32_t events, void *data)
 	notify("WATCHDOG=1");
 	return 0;
 }
+#endif
 
 static void reload(struct daemon *d);
 
