@@ -342,6 +342,23 @@ def main():
         else:
             skip("socket activation", "built without systemd")
             skip("socket activation, configured socket", "built without systemd")
+        # Android's init: the socket in ANDROID_SOCKET_pageoutd (any build)
+        act = T + "/run/android.sock"
+        ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ls.bind(act)
+        ls.listen(16)
+        ls.set_inheritable(True)
+        log = open(T + "/log3", "w")
+        d3 = subprocess.Popen([PAGEOUTD, "--foreground", "-c", T + "/main.conf", "-d", T + "/d"],
+                              stderr=log, close_fds=False,
+                              env=dict(os.environ, ANDROID_SOCKET_pageoutd=str(ls.fileno())))
+        procs.append(d3)
+        ls.close()
+        ok(wait_for(lambda: try_ask(act, "version").startswith("pageoutd"), 10),
+           "Android init: pageoutd serves the socket in ANDROID_SOCKET_pageoutd")
+        d3.send_signal(signal.SIGTERM)
+        ok(d3.wait(10) == 0 and not os.path.exists(sock), "and exits cleanly without its own socket")
+        log.close()
         if failed:
             diag(open(T + "/log").read()[-3000:])
     finally:
