@@ -266,7 +266,7 @@ int main(void)
 		cycle_for(p, 1);
 		sa = vm_area_swap_kb(ha, COLD_A);
 		ca = cached_pct(PC "/a.dat");
-		if (sa >= COLD_MB * 1024 * 95 / 100 && ca <= 5)
+		if (sa >= COLD_MB * 1024 * 95 / 100 && ca >= 0 && ca <= 8)
 			break;
 		if (i % 10 == 9) {
 			char psi[128] = "";
