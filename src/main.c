@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sysexits.h>
@@ -558,6 +559,10 @@ static int run(struct daemon *d)
 	if (d->timer < 0)
 		return log_errno(LOG_ERR, d->timer, "cycle timer"), 1;
 	d->started_us = now_usec();
+	/* keep working under memory pressure: pageoutd's own pages stay resident */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
+		log_warn("mlockall: %s; pageoutd's own memory may be reclaimed under pressure",
+			 strerror(errno));
 	start_server(d);
 #ifdef HAVE_SYSTEMD
 	{

@@ -62,6 +62,7 @@ struct paddr {
 	size_t npol;
 	bool running, dirty;
 	struct paddr_stats s;
+	char self_cg[PATH_MAX]; /* pageoutd's own memory cgroup: never given a scheme */
 };
 
 /* --- pure parts --- */
@@ -274,6 +275,8 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 		return r;
 	}
 	p->s.goals = d->feat.goal_metric;
+	if (cgrp_of_pid(getpid(), p->self_cg, sizeof(p->self_cg)) < 0)
+		p->self_cg[0] = '\0';
 	log_notice("paddr: the kernel reclaims and re-checks references; quotas %s",
 		   p->s.goals ? "tuned by the kernel toward each policy's pressure_limit "
 				"(some_mem_psi_us goal)"
@@ -407,6 +410,11 @@ static void sync_cgroups(struct paddr *p)
 		}
 		if (c)
 			continue; /* moved to another policy: dropped below, added next cycle */
+		if (!strcmp(cand[k].path, p->self_cg)) {
+			log_rl(LOG_NOTICE, "paddr: %s is pageoutd's own cgroup: no scheme for it",
+			       cand[k].path);
+			continue;
+		}
 		/* v2 counts children in memory.stat: what is left is the cgroup's own */
 		for (size_t j = 0; p->cg->version == 2 && j < ncand; j++)
 			if (is_child(cand[k].path, cand[j].path))

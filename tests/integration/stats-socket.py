@@ -78,12 +78,16 @@ def ctl(sock, *args):
     return p.returncode, p.stdout, p.stderr
 
 
-def rss_kb(pid):
+def vm_kb(pid, field):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1])
     return -1
+
+
+def rss_kb(pid):
+    return vm_kb(pid, "VmRSS:")
 
 
 def nfds(pid):
@@ -154,6 +158,8 @@ def main():
         else:
             for w in ("READY", "READY order", "WATCHDOG", "STATUS"):
                 skip("sd_notify " + w, "built without systemd")
+        ok(wait_for(lambda: vm_kb(d.pid, "VmLck:") > 0, 3),
+           "pageoutd locks its own pages (VmLck %d kB)" % vm_kb(d.pid, "VmLck:"))
         ok(os.path.exists(sock), "the socket exists")
         stt = os.stat(sock)
         ok(stt.st_mode & 0o777 == 0o660, "socket mode 0660 (%o)" % (stt.st_mode & 0o777))

@@ -113,6 +113,21 @@ static pid_t holder(const char *name, unsigned mib, unsigned tour)
 	return c;
 }
 
+/* Move this process into cgroup `name` under base, or back to its own with NULL. */
+static char own_cg[PATH_MAX];
+
+static int join(const char *name)
+{
+	char p[PATH_MAX * 3], pid[32];
+
+	if (name)
+		snprintf(p, sizeof(p), "%s%s/%s/cgroup.procs", cg.mount, base, name);
+	else
+		snprintf(p, sizeof(p), "%s%s/cgroup.procs", cg.mount, own_cg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_file_at(AT_FDCWD, p, pid);
+}
+
 static void reap(pid_t c)
 {
 	if (c > 0) {
@@ -205,6 +220,7 @@ static void run(enum fake_abi abi)
 	struct cfg *cfg;
 	const struct paddr_cgroup_stats *cs;
 	pid_t ha, hb, hc = -1;
+	char *selfmem = NULL;
 
 	snprintf(proc, sizeof(proc), "%s/proc", f->top);
 	fake_proc(proc);
@@ -214,6 +230,11 @@ static void run(enum fake_abi abi)
 	   "%s: cgroups a, b and an empty one", a);
 	ha = holder("a", 4, 0);
 	hb = holder("b", 4, 0);
+	/* this process, the engine, joins a matched cgroup and puts memory there */
+	ok(cg_make("self") == 0 && join("self") == 0 && (selfmem = malloc(4 * MIB)) != NULL,
+	   "%s: the engine's own process is in a matched cgroup", a);
+	if (selfmem)
+		memset(selfmem, 1, 4 * MIB);
 	ok(cfg && ha > 0 && hb > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
 		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
 	   "%s: a and b hold 4 MiB each; the engine over the emulated tree", a);
@@ -225,7 +246,10 @@ static void run(enum fake_abi abi)
 	is_str(fake_get(f, K "targets/0/regions/nr_regions"), "2",
 	       "%s: the System RAM ranges of iomem", a);
 	is_str(fake_get(f, K "schemes/nr_schemes"), "2",
-	       "%s: one scheme per cgroup with memory (not the empty one)", a);
+	       "%s: one scheme per cgroup with memory (not the empty one, not its own)", a);
+	snprintf(want, sizeof(want), "%s/self", base);
+	ok(paddr_scheme_of(p, want) < 0 && strstr(logbuf, "is pageoutd's own cgroup"),
+	   "%s: its own cgroup gets no scheme, and the log says so", a);
 	snprintf(want, sizeof(want), "%s/a", base);
 	is_str(memcg_of(f, 0), want, "%s: scheme 0 is cgroup a", a);
 	snprintf(want, sizeof(want), "%s/b", base);
@@ -282,6 +306,10 @@ static void run(enum fake_abi abi)
 	is_str(fake_get(f, "kdamonds/1/state"), "off", "%s: the engine's end turns it off", a);
 	reap(hb);
 	reap(hc);
+	join(NULL);
+	free(selfmem);
+	selfmem = NULL;
+	cg_remove("self");
 	cg_remove("b");
 	cg_remove("c");
 	cg_remove("empty");
@@ -347,12 +375,12 @@ static void limits(void)
 
 int main(void)
 {
-	char own[PATH_MAX], p[PATH_MAX * 2];
+	char *own = own_cg, p[PATH_MAX * 2];
 
 	log_setup(LOG_TARGET_STDERR, LOG_ERR);
 	log_set_level(LOG_INFO);
 	log_set_capture(capture);
-	if (cgrp_init(&cg) < 0 || cgrp_of_pid(getpid(), own, sizeof(own)) < 0)
+	if (cgrp_init(&cg) < 0 || cgrp_of_pid(getpid(), own, sizeof(own_cg)) < 0)
 		tap_skip_all("no memory cgroup hierarchy");
 	snprintf(base, sizeof(base), "%s/pageoutd-paddr-%d", strcmp(own, "/") ? own : "",
 		 (int)getpid());
