@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sysexits.h>
@@ -559,10 +560,21 @@ static int run(struct daemon *d)
 	if (d->timer < 0)
 		return log_errno(LOG_ERR, d->timer, "cycle timer"), 1;
 	d->started_us = now_usec();
-	/* keep working under memory pressure: pageoutd's own pages stay resident */
-	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
-		log_warn("mlockall: %s; pageoutd's own memory may be reclaimed under pressure",
-			 strerror(errno));
+	/*
+	 * Keep working under memory pressure: pageoutd's own pages stay resident. Future
+	 * mappings too only without a memlock limit: under one, a later mmap past it would fail.
+	 */
+	{
+		struct rlimit rl = { 0 };
+		int fl = MCL_CURRENT | MCL_ONFAULT;
+
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
+			fl |= MCL_FUTURE;
+		if (mlockall(fl) < 0)
+			log_warn("mlockall: %s; pageoutd's own memory may be reclaimed under "
+				 "pressure",
+				 strerror(errno));
+	}
 	start_server(d);
 #ifdef HAVE_SYSTEMD
 	{
