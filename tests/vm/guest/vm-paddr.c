@@ -58,7 +58,11 @@ static struct cfg *config(const char *quota)
 	put(p, buf);
 	snprintf(buf, sizeof(buf),
 		 "[policy]\ncgroup = /vmt-p[ac]\nengine = paddr\nmin_age = 3s\n"
-		 "max_access_rate = 0%%\nquota = %s\nswap_reserve = 5%%\n",
+		 "max_access_rate = 0%%\nquota = %s\nswap_reserve = 5%%\n"
+		 /* under TCG the hot set refaults a little (the accessed-bit artifact of
+		  * vmtest.h); the refault controller would rightly back off and make the time
+		  * to reclaim unpredictable here; it has its own tests */
+		 "max_refault_rate = 100%%\n",
 		 quota);
 	snprintf(p, sizeof(p), "%s/conf.d/pa.conf", conf_dir);
 	put(p, buf);
@@ -177,7 +181,7 @@ int main(void)
 	pid_t ha, hb, hh, hc;
 	char en[8] = "";
 	uint64_t tried0, exc0, t0, tried1, exc1, t1;
-	long fh0, fh1, sa, sb, sh;
+	long fh0, fh1, sa, sb, sh, sh_max = 0;
 	double ca, cb;
 	unsigned i;
 
@@ -264,6 +268,9 @@ int main(void)
 	fh0 = vm_majflt(hh);
 	for (i = 0; i < 150; i++) {
 		cycle_for(p, 1);
+		sh = vm_area_swap_kb(hh, HOT_A);
+		if (sh > sh_max)
+			sh_max = sh;
 		sa = vm_area_swap_kb(ha, COLD_A);
 		ca = cached_pct(PC "/a.dat");
 		if (sa >= COLD_MB * 1024 * 95 / 100 && ca >= 0 && ca <= 8)
@@ -299,13 +306,21 @@ int main(void)
 	ok(ca >= 0 && ca <= 10, "vmt-pa's cold page cache was reclaimed");
 	ok(sb == 0 && cb >= 98, "vmt-pb, not matched, kept all of its memory");
 	{
-		long lost = sh / 4 + (fh1 - fh0), pages = HOT_MB * MIB / 4096;
+		long pages = HOT_MB * MIB / 4096, out = sh_max / 4, faults = fh1 - fh0;
 
-		printf("# hot set: %.1f%% of its pages stayed resident: the kernel re-checked "
+		/* resident: sampled every cycle (what was out of memory at once); the pages that
+		 * went and came back are the kernel's mistakes, counted as well */
+		printf("# hot set: at least %.1f%% of its pages resident at every cycle (at most "
+		       "%ld "
+		       "kB out at once); %ld pages went and came back (%.1f%%): the kernel "
+		       "re-checked "
 		       "references before reclaiming\n",
-		       100.0 - 100.0 * (double)lost / (double)pages);
-		ok(sh >= 0 && lost <= pages * 5 / 100,
-		   "the hot working set kept at least 95%% of its pages (kernel re-check)");
+		       100.0 - 100.0 * (double)out / (double)pages, sh_max, faults,
+		       100.0 * (double)faults / (double)pages);
+		ok(sh_max >= 0 && out <= pages * 5 / 100,
+		   "the hot working set kept at least 95%% of its pages resident (kernel "
+		   "re-check)");
+		ok(faults <= pages * 10 / 100, "and at most 10%% of them were reclaimed at all");
 	}
 	ok(cs->sz_applied >= 48 * MIB && cs->memcg_drop_bytes_total >= 48 * MIB,
 	   "scheme stats and the memcg agree that vmt-pa shrank");
