@@ -178,29 +178,22 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 		s->wmark_high = s->wmark_mid = pm ? pm : 1;
 		s->wmark_low = 0;
 	}
-	if (f->filter_allow) {
-		/* 6.14+: the first filter that matches decides, the rest gets the opposite of
-		 * the last one: reject the unwanted kind, allow the memcg, reject the rest */
-		if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
-			fl = &s->filters[s->nr_filters++];
-			fl->type = DAMON_FILTER_ANON;
-			fl->matching = kinds == MEMORY_FILE;
-			fl->allow = false;
-		}
+	/*
+	 * Every filter rejects what it matches (allow=N where the kernel has `allow`), so that
+	 * what no filter matches is allowed. That matters on 6.14+, where the first filter
+	 * that matches decides: DAMON's paddr pageout appends its implicit young filter (reject
+	 * pages accessed since DAMON last looked: the kernel's re-check) after the scheme's
+	 * own, and an allow filter before it would decide first and switch the re-check off.
+	 */
+	fl = &s->filters[s->nr_filters++];
+	fl->type = DAMON_FILTER_MEMCG;
+	fl->matching = false; /* every other memcg */
+	fl->allow = false;
+	if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
 		fl = &s->filters[s->nr_filters++];
-		fl->type = DAMON_FILTER_MEMCG;
-		fl->matching = true;
-		fl->allow = true;
-	} else {
-		/* before 6.14 every filter excludes what it matches */
-		fl = &s->filters[s->nr_filters++];
-		fl->type = DAMON_FILTER_MEMCG;
-		fl->matching = false;
-		if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
-			fl = &s->filters[s->nr_filters++];
-			fl->type = DAMON_FILTER_ANON;
-			fl->matching = kinds == MEMORY_FILE;
-		}
+		fl->type = DAMON_FILTER_ANON;
+		fl->matching = kinds == MEMORY_FILE; /* anon when only file may go */
+		fl->allow = false;
 	}
 	for (unsigned i = 0; i < s->nr_filters; i++)
 		if (s->filters[i].type == DAMON_FILTER_MEMCG)

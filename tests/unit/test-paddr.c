@@ -136,19 +136,20 @@ static void build(void)
 
 	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us * 2, 0.5, 1,
 			   MEMORY_ANON | MEMORY_FILE, false, &s);
-	ok(s.nr_filters == 1 && s.filters[0].type == DAMON_FILTER_MEMCG && s.filters[0].matching &&
-		   s.filters[0].allow,
-	   "7.2: memcg filter allows the memcg (the rest gets the opposite)");
+	ok(s.nr_filters == 1 && s.filters[0].type == DAMON_FILTER_MEMCG && !s.filters[0].matching &&
+		   !s.filters[0].allow,
+	   "7.2: the memcg filter rejects every other memcg (allow=N), so DAMON's implicit "
+	   "young filter after it still decides");
 	is_str(s.goal_tuner, "temporal",
 	       "7.2: the temporal goal tuner (full quota below the goal)");
 	is_u64(s.pattern.age_min, 600, "refault back-off: doubled min_age");
 	is_u64(s.quota_bytes, 128 * MIB, "refault back-off: halved quota");
 
 	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1, MEMORY_ANON, false, &s);
-	ok(s.nr_filters == 2 && s.filters[0].type == DAMON_FILTER_ANON && !s.filters[0].matching &&
-		   !s.filters[0].allow && s.filters[1].type == DAMON_FILTER_MEMCG &&
-		   s.filters[1].allow,
-	   "7.2, anon only: reject non-anon first, then allow the memcg");
+	ok(s.nr_filters == 2 && s.filters[0].type == DAMON_FILTER_MEMCG && !s.filters[0].allow &&
+		   s.filters[1].type == DAMON_FILTER_ANON && !s.filters[1].matching &&
+		   !s.filters[1].allow,
+	   "7.2, anon only: reject other memcgs, then reject what is not anon");
 
 	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1, 0, false, &s);
 	is_str(s.action, "stat", "nothing may go: the scheme only counts (stat)");
@@ -246,14 +247,16 @@ static void tree(enum fake_abi abi)
 	} else {
 		is_str(fake_get(fk, K "schemes/1/core_filters/nr_filters"), "0",
 		       "7.2: no core filters");
-		is_str(fake_get(fk, K "schemes/1/ops_filters/0/type"), "anon", "7.2: anon first");
-		is_str(fake_get(fk, K "schemes/1/ops_filters/0/matching"), "Y",
-		       "7.2: matching anon");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/0/type"), "memcg", "7.2: memcg first");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/0/matching"), "N",
+		       "7.2: matching every other memcg");
 		is_str(fake_get(fk, K "schemes/1/ops_filters/0/allow"), "N", "7.2: rejected");
-		is_str(fake_get(fk, K "schemes/1/ops_filters/1/type"), "memcg", "7.2: memcg");
-		is_str(fake_get(fk, K "schemes/1/ops_filters/1/allow"), "Y", "7.2: allowed");
-		is_str(fake_get(fk, K "schemes/1/ops_filters/1/memcg_path"), "/batch/b",
+		is_str(fake_get(fk, K "schemes/1/ops_filters/0/memcg_path"), "/batch/b",
 		       "7.2: memcg_path");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/1/type"), "anon", "7.2: anon second");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/1/matching"), "Y",
+		       "7.2: matching anon (memory = file)");
+		is_str(fake_get(fk, K "schemes/1/ops_filters/1/allow"), "N", "7.2: rejected too");
 	}
 #undef K
 	is_int(damon_release(&d), 0, "%s: release", a);
