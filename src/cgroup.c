@@ -47,9 +47,10 @@ static int cg_errno(int r)
 
 /*
  * libcgroup reports a file that cannot be opened as ECGINVAL or ECGOTHER: when the cgroup
- * itself is gone, say so (-ENOENT), the normal race with a cgroup being removed.
+ * itself is gone, say so (-ENOENT), the normal race with a cgroup being removed. `file` is the
+ * file that was read (NULL: cgroup.procs).
  */
-static int gone_or(const struct cgrp_root *root, const char *path, int r)
+static int gone_or(const struct cgrp_root *root, const char *path, const char *file, int r)
 {
 	char full[PATH_MAX * 2];
 	struct stat st;
@@ -59,6 +60,15 @@ static int gone_or(const struct cgrp_root *root, const char *path, int r)
 	snprintf(full, sizeof(full), "%s%s", root->mount, path);
 	if (stat(full, &st) < 0 && errno == ENOENT)
 		return -ENOENT;
+	/*
+	 * rmdir kills the controllers' css first: their files (memory.*) go away while the
+	 * directory and cgroup.procs are still there (seen on v1 with cgroups coming and going).
+	 */
+	if (file) {
+		snprintf(full, sizeof(full), "%s%s/%s", root->mount, path, file);
+		if (stat(full, &st) < 0 && (errno == ENOENT || errno == ENODEV))
+			return -ENOENT;
+	}
 	/*
 	 * Being removed: the directory is still there but kernfs already refuses to open its
 	 * files (ENODEV), and libcgroup reports that as a generic error.
@@ -223,7 +233,7 @@ static int pids_of(const struct cgrp_root *root, const char *path, pid_t **acc, 
 	pid_t *p = NULL, *n;
 	int size = 0, r;
 
-	r = gone_or(root, path,
+	r = gone_or(root, path, NULL,
 		    cg_errno(cgroup_get_procs((char *)path, (char *)controller, &p, &size)));
 	if (r < 0) {
 		free(p);
@@ -291,7 +301,7 @@ int cgrp_memstat(const struct cgrp_root *root, const char *path, struct cgrp_mem
 	if (r != 0) {
 		if (h)
 			cgroup_read_stats_end(&h);
-		r = gone_or(root, path, cg_errno(r));
+		r = gone_or(root, path, "memory.stat", cg_errno(r));
 		return r == -ENODATA ? 0 : r;
 	}
 	do {
@@ -326,7 +336,7 @@ static int read_value(const struct cgrp_root *root, const char *path, const char
 	if (r != 0 && r != ECGEOF) {
 		if (h)
 			cgroup_read_value_end(&h);
-		return gone_or(root, path, cg_errno(r));
+		return gone_or(root, path, name, cg_errno(r));
 	}
 	while (r == 0) {
 		size_t n = strlen(line);
