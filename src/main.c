@@ -253,6 +253,19 @@ static void give_back_damon(struct daemon *d)
 	d->damon_owned = d->damon_open = false;
 }
 
+static void report_of(const struct daemon *d, struct report_src *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->cfg = d->cfg;
+	r->vaddr = d->vaddr;
+	r->paddr = d->paddr;
+	r->started_us = d->started_us;
+	r->cycles = d->cycles;
+	r->cycle_us_total = d->cycle_us_total;
+	r->damon_owned = d->damon_owned;
+	r->state = d->state;
+}
+
 static void set_state(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_state(struct daemon *d, const char *fmt, ...)
 {
@@ -280,7 +293,6 @@ static void cycle(struct daemon *d)
 		       strerror(-r));
 		set_state(d, "waiting for DAMON: %s (see the log)", strerror(-r));
 	} else {
-		uint64_t reclaimed = 0;
 		char sz[16];
 
 		if (d->vaddr) {
@@ -295,28 +307,16 @@ static void cycle(struct daemon *d)
 				log_rl(LOG_WARNING, "paddr cycle: %s", strerror(-r));
 			paddr_log_summary(d->paddr);
 		}
-		for (unsigned i = 0; i < d->cfg->nr_policies; i++) {
-			const struct cfg_policy *p = &d->cfg->policies[i];
-			const struct vaddr_policy_stats *vs =
-				d->vaddr && p->engine == ENGINE_VADDR
-					? vaddr_policy_stats(d->vaddr, p->name)
-					: NULL;
-			const struct paddr_policy_stats *ps =
-				d->paddr && p->engine == ENGINE_PADDR
-					? paddr_policy_stats(d->paddr, p->name)
-					: NULL;
+		struct report_src rs;
 
-			reclaimed += vs	  ? vs->advised_bytes_total
-				     : ps ? ps->applied_bytes_total
-					  : 0;
-		}
+		report_of(d, &rs);
 		set_state(d,
 			  "%s%u policies, %" PRIu64 " processes on vaddr, %" PRIu64
 			  " schemes on paddr, %s reclaimed",
 			  d->cfg->daemon.dry_run ? "dry run: " : "", d->cfg->nr_policies,
 			  d->vaddr ? vaddr_stats(d->vaddr)->targets : 0,
 			  d->paddr ? paddr_stats(d->paddr)->schemes : 0,
-			  fmt_size(sz, sizeof(sz), reclaimed));
+			  fmt_size(sz, sizeof(sz), report_reclaimed_bytes(&rs)));
 	}
 	d->cycle_us_total += now_usec() - t0;
 	if (!d->ready) {
@@ -339,19 +339,6 @@ static int on_watchdog(struct loop *l, int fd, uint32_t events, void *data)
 #endif
 
 static void reload(struct daemon *d);
-
-static void report_of(const struct daemon *d, struct report_src *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->cfg = d->cfg;
-	r->vaddr = d->vaddr;
-	r->paddr = d->paddr;
-	r->started_us = d->started_us;
-	r->cycles = d->cycles;
-	r->cycle_us_total = d->cycle_us_total;
-	r->damon_owned = d->damon_owned;
-	r->state = d->state;
-}
 
 static int pause_policy(struct daemon *d, const char *name, bool paused)
 {

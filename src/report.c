@@ -84,6 +84,18 @@ static void view(const struct report_src *r, const struct cfg_policy *p, struct 
 	}
 }
 
+uint64_t report_reclaimed_bytes(const struct report_src *r)
+{
+	uint64_t sum = 0;
+	struct pview v;
+
+	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
+		view(r, &r->cfg->policies[i], &v);
+		sum += v.reclaimed;
+	}
+	return sum;
+}
+
 /* --- JSON --- */
 
 static void json_u64(struct sbuf *b, const char *k, uint64_t v, bool comma)

@@ -30,5 +30,7 @@ void report_status(const struct report_src *r, struct sbuf *out);
 /* report_detail: per policy every counter, skipped bytes by reason, paddr schemes. */
 void report_detail(const struct report_src *r, struct sbuf *out);
 void report_policies(const struct report_src *r, struct sbuf *out);
+/* report_reclaimed_bytes: what every policy reclaimed so far (the STATUS= line). */
+uint64_t report_reclaimed_bytes(const struct report_src *r);
 
 #endif

@@ -30,6 +30,7 @@
 #include "pageoutd/paddr.h"
 #include "pageoutd/util.h"
 #include "../lib/fakedamon.h"
+#include "../lib/child.h"
 #include "../lib/tap.h"
 
 #define MIB (1024ull * 1024)
@@ -64,53 +65,45 @@ static void cg_remove(const char *name)
 	rmdir(p);
 }
 
+struct holder_args {
+	const char *name;
+	unsigned mib, tour;
+};
+
+static int holder_setup(void *arg)
+{
+	const struct holder_args *h = arg;
+	char procs[PATH_MAX * 2], pid[32];
+	volatile char *m;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	for (unsigned i = 0; i < h->tour; i++) {
+		snprintf(procs, sizeof(procs), "%s%s/tour%u/cgroup.procs", cg.mount, base, i);
+		m = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+		if (write_file_at(AT_FDCWD, procs, pid) < 0 || m == MAP_FAILED)
+			return 2;
+		for (unsigned k = 0; k < 64; k++)
+			m[k * 4096] = 1;
+	}
+	snprintf(procs, sizeof(procs), "%s%s/%s/cgroup.procs", cg.mount, base, h->name);
+	if (write_file_at(AT_FDCWD, procs, pid) < 0)
+		return 3;
+	m = mmap(NULL, h->mib * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return 4;
+	for (uint64_t o = 0; o < h->mib * MIB; o += 4096)
+		m[o] = 1;
+	return 0;
+}
+
 /* A child that joins cgroup `name` (under base), touches `mib` of anonymous memory and waits.
  * With `tour`, it first visits tour0..tour{n-1}, leaving one touched page charged to each. */
 static pid_t holder(const char *name, unsigned mib, unsigned tour)
 {
-	int p[2];
-	char ch = 0;
-	pid_t c;
+	struct holder_args h = { name, mib, tour };
 
-	if (pipe(p) < 0)
-		return -1;
-	c = fork();
-	if (c == 0) {
-		char procs[PATH_MAX * 2], pid[32];
-		volatile char *m;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		snprintf(pid, sizeof(pid), "%d", getpid());
-		for (unsigned i = 0; i < tour; i++) {
-			snprintf(procs, sizeof(procs), "%s%s/tour%u/cgroup.procs", cg.mount, base,
-				 i);
-			m = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (write_file_at(AT_FDCWD, procs, pid) < 0 || m == MAP_FAILED)
-				_exit(2);
-			for (unsigned k = 0; k < 64; k++)
-				m[k * 4096] = 1;
-		}
-		snprintf(procs, sizeof(procs), "%s%s/%s/cgroup.procs", cg.mount, base, name);
-		if (write_file_at(AT_FDCWD, procs, pid) < 0)
-			_exit(3);
-		m = mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			 0);
-		if (m == MAP_FAILED)
-			_exit(4);
-		for (uint64_t o = 0; o < mib * MIB; o += 4096)
-			m[o] = 1;
-		ch = 1;
-		if (write(p[1], &ch, 1) != 1)
-			_exit(5);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (read(p[0], &ch, 1) != 1)
-		c = -1;
-	close(p[0]);
-	return c;
+	return child_fork(holder_setup, NULL, &h);
 }
 
 /* Move this process into cgroup `name` under base, or back to its own with NULL. */

@@ -27,6 +27,7 @@
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 #include "../lib/fakedamon.h"
+#include "../lib/child.h"
 #include "../lib/tap.h"
 
 #define MIB (1024ull * 1024)
@@ -36,52 +37,44 @@
 
 static char file[PATH_MAX];
 
+struct child_args {
+	unsigned k;
+	const char *cgroup_procs;
+	bool lock;
+};
+
+static int child_setup(void *arg)
+{
+	const struct child_args *c = arg;
+	char s[32];
+	volatile char sink = 0;
+	char *a, *b;
+	int fd = open(file, O_RDONLY);
+
+	snprintf(s, sizeof(s), "%d", getpid());
+	if (c->cgroup_procs[0])
+		write_file_at(AT_FDCWD, c->cgroup_procs, s);
+	a = mmap((void *)(uintptr_t)BASE(c->k), 2 * MIB, PROT_READ,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)(c->k * 8 * MIB));
+	b = mmap((void *)(uintptr_t)(BASE(c->k) + 3 * MIB), 5 * MIB, PROT_READ,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)(c->k * 8 * MIB + 3 * MIB));
+	if (a == MAP_FAILED || b == MAP_FAILED)
+		return 3;
+	for (uint64_t o = 0; o < 2 * MIB; o += 4096)
+		sink += a[o];
+	for (uint64_t o = 0; o < 5 * MIB; o += 4096)
+		sink += b[o];
+	/* the raw syscall: sanitizers turn mlock() into a no-op */
+	if (c->lock && syscall(SYS_mlock, a, 1 * MIB) < 0)
+		return 4;
+	return 0;
+}
+
 static pid_t child(unsigned k, const char *cgroup_procs, bool lock)
 {
-	int p[2];
-	pid_t c;
-	char ch = 0;
+	struct child_args c = { k, cgroup_procs, lock };
 
-	if (pipe(p) < 0)
-		return -1;
-	c = fork();
-	if (c == 0) {
-		char s[32];
-		volatile char sink = 0;
-		char *a, *b;
-		int fd;
-
-		/* never outlive the test, even when it aborts */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = open(file, O_RDONLY);
-
-		snprintf(s, sizeof(s), "%d", getpid());
-		if (cgroup_procs[0])
-			write_file_at(AT_FDCWD, cgroup_procs, s);
-		a = mmap((void *)(uintptr_t)BASE(k), 2 * MIB, PROT_READ,
-			 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)(k * 8 * MIB));
-		b = mmap((void *)(uintptr_t)(BASE(k) + 3 * MIB), 5 * MIB, PROT_READ,
-			 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)(k * 8 * MIB + 3 * MIB));
-		if (a == MAP_FAILED || b == MAP_FAILED)
-			_exit(3);
-		for (uint64_t o = 0; o < 2 * MIB; o += 4096)
-			sink += a[o];
-		for (uint64_t o = 0; o < 5 * MIB; o += 4096)
-			sink += b[o];
-		/* the raw syscall: sanitizers turn mlock() into a no-op */
-		if (lock && syscall(SYS_mlock, a, 1 * MIB) < 0)
-			_exit(4);
-		ch = 1;
-		if (write(p[1], &ch, 1) != 1)
-			_exit(5);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (read(p[0], &ch, 1) != 1)
-		c = -1;
-	close(p[0]);
-	return c;
+	return child_fork(child_setup, NULL, &c);
 }
 
 /* resident pages of file range [off, off+len) in the page cache */

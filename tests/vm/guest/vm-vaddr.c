@@ -29,16 +29,6 @@
 
 static const char *conf_dir = "/tmp/pageoutd-vm";
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void write_config(const char *refsem, const char *interval)
 {
 	char p[256], buf[2048];
@@ -53,7 +43,7 @@ static void write_config(const char *refsem, const char *interval)
 		 "min_regions = 10\nmax_regions = 1000\n",
 		 interval, refsem);
 	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
-	put(p, buf);
+	vm_put(p, buf);
 	/* the shipped example policy (conf/demo/app.conf), copied into the guest */
 	snprintf(buf, sizeof(buf), "cp app.conf %s/conf.d/app.conf", conf_dir);
 	if (system(buf) != 0)
@@ -229,8 +219,8 @@ static void turned_hot(void)
 	w = vm_spawn_ex(&(const struct vm_area){ FLIP, 16 * MIB, true }, 1, "/vmt-flip", true);
 	write_config("ignore", "1s");
 	snprintf(buf, sizeof(buf), "%s/conf.d/app.conf", conf_dir);
-	put(buf, "[policy]\ncgroup = /vmt-flip\nengine = vaddr\nmin_age = 2s\nmemory = anon\n"
-		 "quota = none\npressure_limit = 100%\nswap_reserve = 0%\n");
+	vm_put(buf, "[policy]\ncgroup = /vmt-flip\nengine = vaddr\nmin_age = 2s\nmemory = anon\n"
+		    "quota = none\npressure_limit = 100%\nswap_reserve = 0%\n");
 	snprintf(buf, sizeof(buf), "%s/pageoutd.conf", conf_dir);
 	r = cfg_load(buf, "/tmp/pageoutd-vm/conf.d", true, &cfg, &errs);
 	cfg_errors_fini(&errs);

@@ -26,6 +26,7 @@
 
 #include "pageoutd/paddr.h"
 #include "pageoutd/util.h"
+#include "../../lib/child.h"
 
 #define MIB (1024ULL * 1024)
 #define VM_ADMIN "/sys/kernel/mm/damon/admin"
@@ -104,6 +105,76 @@ static inline void vm_lock_code(void)
 		fclose(f);
 }
 
+struct vm_spawn_args {
+	const struct vm_area *a;
+	unsigned n;
+	const char *cgroup;
+	bool hot_on_signal;
+};
+
+static inline int vm_spawn_setup(void *arg)
+{
+	const struct vm_spawn_args *v = arg;
+
+	if (v->cgroup) {
+		char p[512], s[32];
+
+		snprintf(p, sizeof(p), VM_CGROOT "%s/cgroup.procs", v->cgroup);
+		snprintf(s, sizeof(s), "%d", getpid());
+		if (write_file_at(AT_FDCWD, p, s) < 0)
+			return 2;
+	}
+	for (unsigned i = 0; i < v->n; i++) {
+		void *m =
+			mmap((void *)(uintptr_t)v->a[i].addr, v->a[i].size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (m == MAP_FAILED)
+			return 3;
+		madvise(m, v->a[i].size, MADV_NOHUGEPAGE); /* count pages, not THPs */
+		vm_touch(m, v->a[i].size, true);
+	}
+	vm_lock_code();
+	if (v->hot_on_signal) {
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+	}
+	return 0;
+}
+
+static inline void vm_spawn_run(void *arg)
+{
+	const struct vm_spawn_args *v = arg;
+
+	if (v->hot_on_signal) {
+		sigset_t usr1;
+		int sig;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigwait(&usr1, &sig);
+	}
+	for (;;) {
+		bool any = false;
+
+		for (unsigned i = 0; i < v->n; i++) {
+			char *m = (char *)(uintptr_t)v->a[i].addr;
+
+			if (!v->a[i].hot)
+				continue;
+			any = true;
+			mprotect(m, v->a[i].size, PROT_READ);
+			mprotect(m, v->a[i].size, PROT_READ | PROT_WRITE);
+			vm_touch(m, v->a[i].size, true);
+		}
+		if (!any)
+			pause();
+	}
+}
+
 /*
  * vm_spawn_ex: fork a child that joins cgroup (if not NULL, a path under VM_CGROOT), maps and
  * writes the areas, reports ready, then keeps writing the hot areas; with hot_on_signal it
@@ -112,76 +183,9 @@ static inline void vm_lock_code(void)
 static inline pid_t vm_spawn_ex(const struct vm_area *a, unsigned n, const char *cgroup,
 				bool hot_on_signal)
 {
-	int fds[2];
-	pid_t pid;
-	char c = 0;
+	struct vm_spawn_args v = { a, n, cgroup, hot_on_signal };
 
-	if (pipe(fds) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		sigset_t usr1;
-		int sig;
-
-		close(fds[0]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (cgroup) {
-			char p[512], s[32];
-
-			snprintf(p, sizeof(p), VM_CGROOT "%s/cgroup.procs", cgroup);
-			snprintf(s, sizeof(s), "%d", getpid());
-			if (write_file_at(AT_FDCWD, p, s) < 0)
-				_exit(2);
-		}
-		for (unsigned i = 0; i < n; i++) {
-			void *m = mmap((void *)(uintptr_t)a[i].addr, a[i].size,
-				       PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-			if (m == MAP_FAILED)
-				_exit(3);
-			madvise(m, a[i].size, MADV_NOHUGEPAGE); /* count pages, not THPs */
-			vm_touch(m, a[i].size, true);
-		}
-		vm_lock_code();
-		sigemptyset(&usr1);
-		sigaddset(&usr1, SIGUSR1);
-		if (hot_on_signal)
-			sigprocmask(SIG_BLOCK, &usr1, NULL);
-		c = 1;
-		if (write(fds[1], &c, 1) != 1)
-			_exit(4);
-		close(fds[1]);
-		if (hot_on_signal)
-			sigwait(&usr1, &sig);
-		for (;;) {
-			bool any = false;
-
-			for (unsigned i = 0; i < n; i++) {
-				char *m = (char *)(uintptr_t)a[i].addr;
-
-				if (!a[i].hot)
-					continue;
-				any = true;
-				mprotect(m, a[i].size, PROT_READ);
-				mprotect(m, a[i].size, PROT_READ | PROT_WRITE);
-				vm_touch(m, a[i].size, true);
-			}
-			if (!any)
-				pause();
-		}
-	}
-	close(fds[1]);
-	if (read(fds[0], &c, 1) != 1 || c != 1) {
-		close(fds[0]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(fds[0]);
-	return pid;
+	return child_fork(vm_spawn_setup, vm_spawn_run, &v);
 }
 
 static inline pid_t vm_spawn(const struct vm_area *a, unsigned n, const char *cgroup)
@@ -194,6 +198,17 @@ static inline void vm_reap(pid_t pid)
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+	}
+}
+
+/* vm_put: create or truncate a regular file (a config) and write text to it. */
+static inline void vm_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
 	}
 }
 
@@ -213,10 +228,12 @@ static inline long vm_status_kb(pid_t pid, const char *field)
 	return -1;
 }
 
-/* Swap: of the VMA of pid that starts at addr, from /proc/PID/smaps, in kB; -1 if none. */
-static inline long vm_area_swap_kb(pid_t pid, uint64_t addr)
+/* A field ("Swap", "AnonHugePages") of the VMA of pid that starts at addr, from
+ * /proc/PID/smaps, in kB; -1 if none. */
+static inline long vm_area_field_kb(pid_t pid, uint64_t addr, const char *field)
 {
 	char p[64], line[512];
+	size_t fl = strlen(field);
 	FILE *f;
 	long v = -1;
 	bool in = false;
@@ -231,11 +248,16 @@ static inline long vm_area_swap_kb(pid_t pid, uint64_t addr)
 		if (sscanf(line, "%llx-%llx ", &s, &e) == 2 &&
 		    strchr(line, '-') < strchr(line, ' '))
 			in = s == addr;
-		else if (in && !strncmp(line, "Swap:", 5))
-			v = strtol(line + 5, NULL, 10);
+		else if (in && !strncmp(line, field, fl) && line[fl] == ':')
+			v = strtol(line + fl + 1, NULL, 10);
 	}
 	fclose(f);
 	return v;
+}
+
+static inline long vm_area_swap_kb(pid_t pid, uint64_t addr)
+{
+	return vm_area_field_kb(pid, addr, "Swap");
 }
 
 /* Major faults of a process (field 12 of /proc/PID/stat). */
