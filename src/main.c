@@ -356,78 +356,82 @@ static void on_request(void *data, const char *line, const struct ucred *peer, s
 {
 	struct daemon *d = data;
 	struct report_src r;
-	const char *arg = strchr(line, ' ');
-	size_t n = arg ? (size_t)(arg - line) : strlen(line);
-	bool root = peer->uid == 0;
+	struct request q;
+	int e;
 
+	request_parse(line, &q);
 	report_of(d, &r);
-	while (arg && *arg == ' ')
-		arg++;
-	if (n == 5 && !strncmp(line, "stats", n)) {
+	if (q.control && peer->uid != 0) {
+		log_rl(LOG_NOTICE, "stats socket: refused '%.*s' from uid %d (control is for root)",
+		       (int)q.verb_len, q.verb, (int)peer->uid);
+		sbuf_printf(out, "error: permission denied: '%.*s' is for root only\n",
+			    (int)q.verb_len, q.verb);
+		return;
+	}
+	switch (q.kind) {
+	case REQ_STATS:
 		report_stats_json(&r, out);
-	} else if (n == 7 && !strncmp(line, "metrics", n)) {
+		break;
+	case REQ_METRICS:
 		report_metrics(&r, out);
-	} else if (n == 6 && !strncmp(line, "status", n)) {
+		break;
+	case REQ_STATUS:
 		report_status(&r, out);
-	} else if (n == 6 && !strncmp(line, "detail", n)) {
+		break;
+	case REQ_DETAIL:
 		report_detail(&r, out);
-	} else if (n == 8 && !strncmp(line, "policies", n)) {
+		break;
+	case REQ_POLICIES:
 		report_policies(&r, out);
-	} else if (n == 7 && !strncmp(line, "version", n)) {
+		break;
+	case REQ_VERSION:
 		sbuf_printf(out, "pageoutd %s\n", PACKAGE_VERSION);
-	} else if (n == 4 && !strncmp(line, "help", n)) {
+		break;
+	case REQ_HELP:
 		sbuf_puts(out, "requests: stats metrics status detail policies version help; "
 			       "as root: reload, pause POLICY, resume POLICY\n");
-	} else if ((n == 6 && !strncmp(line, "reload", n)) ||
-		   (n == 5 && !strncmp(line, "pause", n)) ||
-		   (n == 6 && !strncmp(line, "resume", n))) {
-		bool is_reload = line[0] == 'r' && line[2] == 'l';
-		int e;
+		break;
+	case REQ_RELOAD: {
+		unsigned before = d->cfg->nr_policies;
+		const struct cfg *old = d->cfg;
 
-		if (!root) {
-			log_rl(LOG_NOTICE,
-			       "stats socket: refused '%.*s' from uid %d (control is for "
-			       "root)",
-			       (int)n, line, (int)peer->uid);
-			sbuf_printf(out, "error: permission denied: '%.*s' is for root only\n",
-				    (int)n, line);
-			return;
-		}
-		if (is_reload) {
-			unsigned before = d->cfg->nr_policies;
-			const struct cfg *old = d->cfg;
+		reload(d);
+		if (d->cfg == old)
+			sbuf_printf(out,
+				    "error: reload failed, the configuration in force stays (%u "
+				    "policies); see the log\n",
+				    before);
+		else
+			sbuf_printf(out, "ok: reloaded, %u policies\n", d->cfg->nr_policies);
+		break;
+	}
+	case REQ_PAUSE:
+	case REQ_RESUME: {
+		bool pause = q.kind == REQ_PAUSE;
 
-			reload(d);
-			if (d->cfg == old)
-				sbuf_printf(out,
-					    "error: reload failed, the configuration in force "
-					    "stays (%u policies); see the log\n",
-					    before);
-			else
-				sbuf_printf(out, "ok: reloaded, %u policies\n",
-					    d->cfg->nr_policies);
-			return;
+		if (!*q.arg) {
+			sbuf_printf(out, "error: usage: %.*s POLICY\n", (int)q.verb_len, q.verb);
+			break;
 		}
-		if (!arg || !*arg) {
-			sbuf_printf(out, "error: usage: %.*s POLICY\n", (int)n, line);
-			return;
-		}
-		e = pause_policy(d, arg, line[0] == 'p');
+		e = pause_policy(d, q.arg, pause);
 		if (e == -ENOENT)
-			sbuf_printf(out, "error: no policy '%s'\n", arg);
+			sbuf_printf(out, "error: no policy '%s'\n", q.arg);
 		else if (e < 0)
 			sbuf_printf(out,
 				    "error: policy '%s' is not running yet; try again after a "
 				    "cycle\n",
-				    arg);
+				    q.arg);
 		else {
-			log_notice("policy %s %s by uid 0 (pid %d)", arg,
-				   line[0] == 'p' ? "paused" : "resumed", (int)peer->pid);
-			sbuf_printf(out, "ok: %s %s\n", arg, line[0] == 'p' ? "paused" : "resumed");
+			log_notice("policy %s %s by uid 0 (pid %d)", q.arg,
+				   pause ? "paused" : "resumed", (int)peer->pid);
+			sbuf_printf(out, "ok: %s %s\n", q.arg, pause ? "paused" : "resumed");
 		}
-	} else {
+		break;
+	}
+	case REQ_UNKNOWN:
 		sbuf_printf(out, "error: unknown request '%.*s'; try help\n",
-			    (int)(n > 64 ? 64 : n), line);
+			    (int)(q.verb_len > 64 ? 64 : q.verb_len), q.verb);
+		break;
 	}
 }
 

@@ -85,17 +85,22 @@ static void client_flush(struct client *c)
 	client_close(c);
 }
 
-static void client_answer(struct client *c)
+char *server_request_line(char *buf, size_t len)
 {
-	char *nl = memchr(c->req, '\n', c->len);
+	char *nl = memchr(buf, '\n', len);
 
 	if (nl)
 		*nl = '\0';
 	else
-		c->req[c->len] = '\0';
-	if (nl && nl > c->req && nl[-1] == '\r')
+		buf[len] = '\0';
+	if (nl && nl > buf && nl[-1] == '\r')
 		nl[-1] = '\0';
-	c->srv->fn(c->srv->data, c->req, &c->peer, &c->out);
+	return buf;
+}
+
+static void client_answer(struct client *c)
+{
+	c->srv->fn(c->srv->data, server_request_line(c->req, c->len), &c->peer, &c->out);
 	if (c->out.oom) {
 		sbuf_fini(&c->out);
 		sbuf_puts(&c->out, "error: out of memory\n");

@@ -85,7 +85,6 @@ struct cfg_errors {
 int cfg_load(const char *file, const char *dir, bool dir_required, struct cfg **ret,
 	     struct cfg_errors *errs);
 
-/* cfg_parse_string: parse one buffer as if it were file `name` (main when !is_dropin). Tests. */
 int cfg_defaults(struct cfg *cfg);
 struct cfg *cfg_free(struct cfg *cfg);
 void cfg_errors_fini(struct cfg_errors *errs);

@@ -24,6 +24,32 @@ struct report_src {
 	const char *state; /* what the daemon is doing, one line */
 };
 
+/* The requests the stats socket knows (pageoutd(8), REQUESTS). */
+enum request_kind {
+	REQ_STATS,
+	REQ_METRICS,
+	REQ_STATUS,
+	REQ_DETAIL,
+	REQ_POLICIES,
+	REQ_VERSION,
+	REQ_HELP,
+	REQ_RELOAD,
+	REQ_PAUSE,
+	REQ_RESUME,
+	REQ_UNKNOWN,
+};
+
+struct request {
+	enum request_kind kind;
+	const char *verb; /* the first word of the line, verb_len bytes */
+	size_t verb_len;
+	const char *arg; /* after the verb and its spaces; "" when none */
+	bool control;	 /* root only: reload, pause, resume */
+};
+
+/* request_parse: split one request line (no newline) into its verb and argument. Fuzzed. */
+void request_parse(const char *line, struct request *ret);
+
 void report_stats_json(const struct report_src *r, struct sbuf *out);
 void report_metrics(const struct report_src *r, struct sbuf *out);
 void report_status(const struct report_src *r, struct sbuf *out);

@@ -21,6 +21,12 @@
 #define SERVER_CLIENTS_MAX 32
 #define SERVER_DEADLINE_US (2 * USEC_PER_SEC)
 
+/*
+ * server_request_line: the request line in buf's len bytes (buf has room for len + 1): cut at
+ * the first newline (and a CR before it), NUL-terminated in place. Fuzzed.
+ */
+char *server_request_line(char *buf, size_t len);
+
 /* handler: answer one request line (without its newline) into out. */
 typedef void (*server_fn)(void *data, const char *line, const struct ucred *peer, struct sbuf *out);
 

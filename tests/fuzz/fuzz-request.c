@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target: the stats socket's request handling. The input is what a client sends (at
+ * most SERVER_REQUEST_MAX bytes, as the server reads): framed into its request line, parsed,
+ * and, for requests anyone may make, answered from a daemon state with two policies and no
+ * engines running (the state before the first cycle). A policy argument is looked up as the
+ * control requests do.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pageoutd/config.h"
+#include "pageoutd/log.h"
+#include "pageoutd/report.h"
+#include "pageoutd/server.h"
+
+static struct cfg *cfg;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0)
+		abort();
+	fclose(f);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char top[64] = "/tmp/pageoutd-fuzz-request-XXXXXX", p[128], d[128];
+	struct cfg_errors errs = { 0 };
+
+	(void)argc;
+	(void)argv;
+	log_setup(LOG_TARGET_STDERR, LOG_EMERG);
+	if (!mkdtemp(top))
+		abort();
+	snprintf(d, sizeof(d), "%s/conf.d", top);
+	if (mkdir(d, 0700) < 0)
+		abort();
+	snprintf(p, sizeof(p), "%s/web.conf", d);
+	put(p, "[policy]\ncgroup = /system.slice/web*.service\nmin_age = 2m\n");
+	snprintf(p, sizeof(p), "%s/batch.conf", d);
+	put(p, "[policy]\ncgroup = /batch\nengine = paddr\nquota = 64M/1s\n");
+	snprintf(p, sizeof(p), "%s/pageoutd.conf", top);
+	put(p, "[daemon]\ninterval = 5s\n");
+	if (cfg_load(p, d, true, &cfg, &errs) < 0)
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char buf[SERVER_REQUEST_MAX + 1];
+	struct report_src src = { .cfg = cfg, .state = "starting" };
+	struct sbuf out = { 0 };
+	struct request q;
+	const char *line;
+
+	if (size > SERVER_REQUEST_MAX)
+		size = SERVER_REQUEST_MAX;
+	memcpy(buf, data, size);
+	line = server_request_line(buf, size);
+	request_parse(line, &q);
+	if (q.verb != line || q.verb_len > strlen(line) || q.arg < line + q.verb_len ||
+	    q.arg > line + strlen(line) || (q.kind == REQ_UNKNOWN && q.control))
+		abort();
+	switch (q.kind) {
+	case REQ_STATS:
+		report_stats_json(&src, &out);
+		break;
+	case REQ_METRICS:
+		report_metrics(&src, &out);
+		break;
+	case REQ_STATUS:
+		report_status(&src, &out);
+		break;
+	case REQ_DETAIL:
+		report_detail(&src, &out);
+		break;
+	case REQ_POLICIES:
+		report_policies(&src, &out);
+		break;
+	case REQ_PAUSE:
+	case REQ_RESUME:
+		cfg_find_policy(cfg, q.arg);
+		break;
+	default:
+		break;
+	}
+	sbuf_fini(&out);
+	return 0;
+}

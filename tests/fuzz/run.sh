@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh -s SRCDIR -b BUILDDIR -t SECONDS [TARGET...]: build the libFuzzer targets with clang
+# (ASan + UBSan, any report fatal) and run each for SECONDS from its seed corpus in
+# tests/fuzz/corpus/TARGET. Exits non-zero when a target crashes, leaks or trips a sanitizer;
+# the input that did it is kept as BUILDDIR/tests/fuzz/crash-TARGET-*.
+set -eu
+s=. b=. t=60
+while getopts s:b:t: o; do
+	case $o in
+	s) s=$OPTARG ;;
+	b) b=$OPTARG ;;
+	t) t=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || set -- config request damon
+CC=${FUZZ_CC:-clang}
+command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (Debian: clang libclang-rt-14-dev)" >&2; exit 1; }
+libs="inih libcgroup"
+grep -q '^#define HAVE_SYSTEMD 1' "$b/config.h" && libs="$libs libsystemd"
+srcs="util log config cgroup loop damon madvise policy vaddr paddr server report"
+out="$b/tests/fuzz"
+mkdir -p "$out"
+status=0
+for target in "$@"; do
+	files=""
+	for f in $srcs; do files="$files $s/src/$f.c"; done
+	# shellcheck disable=SC2046,SC2086
+	"$CC" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+		-I"$b" -I"$s/include" ${FUZZ_CPPFLAGS:-} $(pkg-config --cflags $libs) \
+		-o "$out/fuzz-$target" "$s/tests/fuzz/fuzz-$target.c" $files "$s/tests/lib/fakedamon.c" \
+		$(pkg-config --libs $libs)
+	work="$out/corpus-$target"
+	mkdir -p "$work"
+	echo "fuzz: $target for ${t}s (seeds: $(ls "$s/tests/fuzz/corpus/$target" | wc -l))"
+	if "$out/fuzz-$target" -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$out/crash-$target-" "$work" "$s/tests/fuzz/corpus/$target" \
+		>"$out/fuzz-$target.log" 2>&1; then
+		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$out/fuzz-$target.log" | tail -2
+	else
+		status=1
+		echo "fuzz: $target FAILED; the input is in $out/crash-$target-*; the report:"
+		grep -A40 -E '^==[0-9]+==|runtime error|SUMMARY' "$out/fuzz-$target.log" | head -60
+	fi
+done
+exit $status
