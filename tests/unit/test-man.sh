@@ -24,7 +24,9 @@ for c in $cmds; do
 	grep -q "^\.It Cm $c\( \|\$\)" "$ctl8"; ok $? "pageoutctl(8) documents $c"
 done
 for r in stats metrics status detail policies version help reload pause resume; do
-	grep -q "\"$r\"\|, \"$r\|\"$r \|strncmp(line, \"$r\"" "$top_srcdir/src/main.c" &&
+	R=$(echo "$r" | tr a-z A-Z)
+	grep -q "\] = \"$r\"" "$top_srcdir/src/report.c" &&
+		grep -q "case REQ_$R:" "$top_srcdir/src/main.c" &&
 		grep -q "^\.Li $r" "$ctl8"
 	ok $? "request $r is served and documented in pageoutctl(8)"
 done
