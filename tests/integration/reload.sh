@@ -32,6 +32,24 @@ printf '[policy]\ncgroup = /pageoutd-reload-test2\n' > "$T/d/two.conf"
 kill -HUP $pid
 wait_for "$T/log" "reloaded configuration: 2 policies"; ok $? "good reload applies"
 wait_for "$T/log" "policy two: 0 cgroups, 0 processes" 5; ok $? "new policy evaluated"
+# the drop-in directory gone at reload (an operator's mv, a failed deploy): logged, old config kept
+mv "$T/d" "$T/d.away"
+kill -HUP $pid
+wait_for "$T/log" "reload failed: keeping the current configuration (2 policies)"; ok $? "reload with the directory gone keeps the configuration"
+grep -q "$T/d:0: directory: cannot read" "$T/log"; ok $? "the error names the directory and why"
+# the main file replaced by something that is not a file
+mv "$T/d.away" "$T/d"
+mv "$T/main.conf" "$T/main.conf.away"; mkdir "$T/main.conf"
+kill -HUP $pid
+wait_for "$T/log" "main.conf:0: file: not a regular file"; ok $? "a main file that is a directory: named, refused"
+kill -0 $pid; ok $? "daemon still running after both"
+rmdir "$T/main.conf"; mv "$T/main.conf.away" "$T/main.conf"
+kill -HUP $pid
+n=0
+while [ "$(grep -c "reloaded configuration: 2 policies" "$T/log")" -lt 2 ] && [ $n -lt 100 ]; do
+	sleep 0.1; n=$((n + 1))
+done
+[ "$(grep -c "reloaded configuration: 2 policies" "$T/log")" = 2 ]; ok $? "and reloads again once they are back"
 kill -TERM $pid; wait $pid; rc=$?; pid=
 ok $rc "SIGTERM exits 0"
 grep -q "received Terminated, exiting" "$T/log"; ok $? "exit logged"
