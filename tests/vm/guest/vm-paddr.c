@@ -49,7 +49,7 @@ static struct cfg *config(const char *quota)
 	vm_put(p, buf);
 	snprintf(buf, sizeof(buf),
 		 "[policy]\ncgroup = /vmt-p[ac]\nengine = paddr\nmin_age = 3s\n"
-		 "max_access_rate = 0%%\nquota = %s\nswap_reserve = 5%%\n"
+		 "max_access_rate = 0%%\nquota = %s\nquota_time = 500ms\nswap_reserve = 5%%\n"
 		 /* under TCG the hot set refaults a little (the accessed-bit artifact of
 		  * vmtest.h); the refault controller would rightly back off and make the time
 		  * to reclaim unpredictable here; it has its own tests */
@@ -61,7 +61,7 @@ static struct cfg *config(const char *quota)
 	snprintf(
 		buf, sizeof(buf),
 		"[policy]\ncgroup = /vmt-pd\nengine = paddr\nmin_age = 3s\n"
-		"max_access_rate = 0%%\nquota = %s\nswap_reserve = 5%%\nmax_refault_rate = 100%%\n",
+		"max_access_rate = 0%%\nquota = %s\nquota_time = 500ms\nswap_reserve = 5%%\nmax_refault_rate = 100%%\n",
 		quota);
 	snprintf(p, sizeof(p), "%s/conf.d/pd.conf", conf_dir);
 	vm_put(p, buf);

@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bench: pageoutd measured against the other ways to reclaim cold memory, in the tests/vm
+ * guest (real DAMON, cgroup v2, zram swap). Every figure is a fraction or a ratio measured in
+ * this one run: absolute times under TCG mean nothing.
+ *
+ *   bench quality SECONDS   the same workload, fresh for each method, reclaimed for SECONDS by
+ *                           none, pageoutd-vaddr, pageoutd-paddr, damos-vaddr (the kernel's
+ *                           own DAMOS pageout on a vaddr context), damon_reclaim (the module)
+ *                           and memory.reclaim (a senpai/TMO-style loop); one line per second
+ *   bench apply             pageoutd's apply path (madv_apply) against raw process_madvise of
+ *                           the same ranges, by batch size
+ *   bench scale N...        the real pageoutd (5 s cycles) over N target processes: its CPU per
+ *                           cycle and RSS, the kdamond's CPU, snapshot cost and regions
+ *
+ * Output: lines "BENCH,<table>,<fields...>" (CSV, parsed by bench/run.sh) and "#" comments.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/damon.h"
+#include "pageoutd/log.h"
+#include "pageoutd/madvise.h"
+#include "../../tests/vm/guest/vmtest.h"
+
+#define COLD_ADDR 0x7e0000000000ULL
+#define HOT_ADDR 0x7e0100000000ULL
+#define COLD_MB 32
+#define HOT_MB 8
+#define NA 3 /* processes in /bq-a, the reclaimed cgroup */
+#define MIN_AGE_S 3
+
+static const char *conf_dir = "/tmp/bench-conf";
+static const char *state_dir = "/run/bench-pageoutd";
+
+/* --- the workload --- */
+
+struct proc_args {
+	const char *cg;
+	uint64_t cold, hot;
+	bool skewed;
+};
+
+static int proc_setup(void *arg)
+{
+	const struct proc_args *a = arg;
+	char p[256], s[32];
+	void *c, *h;
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s/cgroup.procs", a->cg);
+	snprintf(s, sizeof(s), "%d", getpid());
+	if (write_file_at(AT_FDCWD, p, s) < 0)
+		return 2;
+	c = mmap((void *)(uintptr_t)COLD_ADDR, a->cold, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	h = mmap((void *)(uintptr_t)HOT_ADDR, a->hot, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (c == MAP_FAILED || h == MAP_FAILED)
+		return 3;
+	/* pages, not THPs: every method sees the same 4 KiB pages */
+	madvise(c, a->cold, MADV_NOHUGEPAGE);
+	madvise(h, a->hot, MADV_NOHUGEPAGE);
+	vm_touch(c, a->cold, true);
+	vm_touch(h, a->hot, true);
+	vm_lock_code();
+	return 0;
+}
+
+/*
+ * Hot loop. Uniform: every page each pass. Skewed: the first quarter each pass, every other
+ * page once in four passes (each still touched about every second under TCG). Each pass
+ * toggles the area's protection first (the TCG accessed-bit artifact, vmtest.h).
+ */
+static void proc_run(void *arg)
+{
+	const struct proc_args *a = arg;
+	volatile char *h = (char *)(uintptr_t)HOT_ADDR;
+
+	for (unsigned pass = 0;; pass++) {
+		mprotect((void *)h, a->hot, PROT_READ);
+		mprotect((void *)h, a->hot, PROT_READ | PROT_WRITE);
+		for (uint64_t o = 0; o < a->hot; o += 4096) {
+			if (a->skewed && o >= a->hot / 4 && (o / 4096 + pass) % 4)
+				continue;
+			h[o] = (char)(pass | 1);
+		}
+	}
+}
+
+struct workload {
+	pid_t a[NA], b;
+	long majflt0[NA + 1];
+	uint64_t cur0;
+};
+
+static void workload_start(struct workload *w)
+{
+	struct proc_args pa[NA], pb = { "/bq-b", COLD_MB * MIB, HOT_MB * MIB, false };
+
+	vm_cg_make("/bq-a");
+	vm_cg_make("/bq-b");
+	for (unsigned i = 0; i < NA; i++) {
+		pa[i] = (struct proc_args){ "/bq-a", COLD_MB * MIB, HOT_MB * MIB, i == NA - 1 };
+		w->a[i] = child_fork(proc_setup, proc_run, &pa[i]);
+	}
+	w->b = child_fork(proc_setup, proc_run, &pb);
+	vm_sleep_ms(1000);
+	for (unsigned i = 0; i < NA; i++)
+		w->majflt0[i] = vm_majflt(w->a[i]);
+	w->majflt0[NA] = vm_majflt(w->b);
+	w->cur0 = vm_cg_u64("/bq-a", "memory.current");
+}
+
+static void workload_stop(struct workload *w)
+{
+	for (unsigned i = 0; i < NA; i++)
+		vm_reap(w->a[i]);
+	vm_reap(w->b);
+	vm_sleep_ms(300);
+	vm_cg_remove("/bq-a");
+	vm_cg_remove("/bq-b");
+}
+
+struct sample {
+	double cold_pct, hot_out_pct, hot_refault_pct, other_kb;
+	long saved_kb;
+};
+
+static void sample(const struct workload *w, struct sample *s)
+{
+	long cold = 0, hot = 0, flt = 0;
+	uint64_t cur = vm_cg_u64("/bq-a", "memory.current");
+
+	for (unsigned i = 0; i < NA; i++) {
+		long c = vm_area_swap_kb(w->a[i], COLD_ADDR), h = vm_area_swap_kb(w->a[i], HOT_ADDR);
+
+		cold += c > 0 ? c : 0;
+		hot += h > 0 ? h : 0;
+		flt += vm_majflt(w->a[i]) - w->majflt0[i];
+	}
+	s->cold_pct = 100.0 * (double)cold / (NA * COLD_MB * 1024.0);
+	s->hot_out_pct = 100.0 * (double)hot / (NA * HOT_MB * 1024.0);
+	s->hot_refault_pct = 100.0 * (double)flt * 4 / (NA * HOT_MB * 1024.0);
+	s->other_kb = (double)(vm_area_swap_kb(w->b, COLD_ADDR) + vm_area_swap_kb(w->b, HOT_ADDR));
+	s->saved_kb = cur == UINT64_MAX ? 0 : (long)(w->cur0 - cur) / 1024;
+}
+
+/* --- the methods --- */
+
+static void put_conf(const char *policy)
+{
+	char p[256], buf[1024];
+
+	mkdir(conf_dir, 0755);
+	snprintf(p, sizeof(p), "%s/conf.d", conf_dir);
+	mkdir(p, 0755);
+	snprintf(buf, sizeof(buf),
+		 "[daemon]\ninterval = 1s\nstate_dir = %s\nsocket = %s/sock\nlog_level = notice\n",
+		 state_dir, state_dir);
+	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
+	vm_put(p, buf);
+	snprintf(p, sizeof(p), "%s/conf.d/bench.conf", conf_dir);
+	vm_put(p, policy);
+}
+
+static pid_t daemon_start(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		char c[256], d[256];
+		int fd = open("/tmp/bench-pageoutd.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		snprintf(c, sizeof(c), "%s/pageoutd.conf", conf_dir);
+		snprintf(d, sizeof(d), "%s/conf.d", conf_dir);
+		dup2(fd, 2);
+		execl("./pageoutd", "pageoutd", "--foreground", "-c", c, "-d", d, (char *)NULL);
+		_exit(127);
+	}
+	return p;
+}
+
+static void daemon_stop(pid_t p)
+{
+	if (p > 0) {
+		kill(p, SIGTERM);
+		waitpid(p, NULL, 0);
+	}
+}
+
+enum method { M_NONE, M_VADDR, M_PADDR, M_DAMOS, M_RECLAIM, M_MEMRECLAIM, M_MAX };
+static const char *const method_name[] = { "none",	    "pageoutd-vaddr", "pageoutd-paddr",
+					   "damos-vaddr",   "damon_reclaim",  "memory.reclaim" };
+
+struct run {
+	pid_t daemon;
+	struct damon d;
+	bool damon_on;
+};
+
+static void reclaim_param(const char *name, const char *val)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "/sys/module/damon_reclaim/parameters/%s", name);
+	write_file_at(AT_FDCWD, p, val);
+}
+
+static int method_start(enum method m, const struct workload *w, struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	switch (m) {
+	case M_NONE:
+	case M_MEMRECLAIM:
+		return 0;
+	case M_VADDR:
+		put_conf("[policy]\ncgroup = /bq-a\nengine = vaddr\nmin_age = 3s\n"
+			 "max_access_rate = 0%\nmemory = anon\nquota = 1G/1s\n");
+		r->daemon = daemon_start();
+		return r->daemon > 0 ? 0 : -1;
+	case M_PADDR:
+		put_conf("[policy]\ncgroup = /bq-a\nengine = paddr\nmin_age = 3s\n"
+			 "max_access_rate = 0%\nmemory = anon\nquota = 256M/1s\n");
+		r->daemon = daemon_start();
+		return r->daemon > 0 ? 0 : -1;
+	case M_DAMOS: {
+		/* the kernel's own vaddr DAMOS pageout: the scheme damo would write */
+		struct damon_target t[NA];
+		struct damon_scheme s;
+		struct damon_ctx c = { 0 };
+
+		memset(t, 0, sizeof(t));
+		memset(&s, 0, sizeof(s));
+		str_copy(c.ops, sizeof(c.ops), "vaddr");
+		c.sample_us = 5000;
+		c.aggr_us = 100000;
+		c.update_us = 1000000;
+		c.min_regions = 10;
+		c.max_regions = 1000;
+		for (unsigned i = 0; i < NA; i++)
+			t[i].pid = w->a[i];
+		str_copy(s.action, sizeof(s.action), "pageout");
+		damon_pattern_all(&s.pattern);
+		s.pattern.nr_accesses_max = 0;
+		s.pattern.age_min = MIN_AGE_S * 10;
+		c.nr_targets = NA;
+		c.targets = t;
+		c.nr_schemes = 1;
+		c.schemes = &s;
+		if (damon_open(&r->d, VM_ADMIN, state_dir, NULL) < 0 || damon_acquire(&r->d) < 0 ||
+		    damon_write_ctx(&r->d, 0, &c) < 0 || damon_start(&r->d, 0) < 0)
+			return -1;
+		r->damon_on = true;
+		return 0;
+	}
+	case M_RECLAIM:
+		/* always on (watermarks off), 3 s minimum age, the module's default quotas */
+		reclaim_param("min_age", "3000000");
+		reclaim_param("wmarks_high", "1000");
+		reclaim_param("wmarks_mid", "999");
+		reclaim_param("wmarks_low", "0");
+		reclaim_param("enabled", "Y");
+		return 0;
+	case M_MAX:
+		break;
+	}
+	return -1;
+}
+
+/* memory.reclaim, as senpai and TMO drive it: a step of memory.current per second, held
+ * back while the cgroup's memory PSI is above 1% */
+static void memreclaim_tick(void)
+{
+	uint64_t cur = vm_cg_u64("/bq-a", "memory.current");
+	struct cgrp_root cg;
+	struct cgrp_psi psi;
+	char v[32];
+
+	if (cur == UINT64_MAX)
+		return;
+	if (cgrp_init(&cg) == 0 && cgrp_pressure(&cg, "/bq-a", &psi) == 0 && psi.some_avg10 > 1.0)
+		return;
+	snprintf(v, sizeof(v), "%" PRIu64, cur / 50);
+	write_file_at(AT_FDCWD, VM_CGROOT "/bq-a/memory.reclaim", v);
+}
+
+static void method_stop(enum method m, struct run *r)
+{
+	daemon_stop(r->daemon);
+	if (r->damon_on) {
+		damon_release(&r->d);
+		damon_close(&r->d);
+	}
+	if (m == M_RECLAIM)
+		reclaim_param("enabled", "N");
+}
+
+static int quality(unsigned secs)
+{
+	char en[8] = "";
+
+	/* 7.2 boots with damon_stat on, which holds DAMON; an operator turns it off */
+	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", en, sizeof(en)) >
+		    0 &&
+	    en[0] == 'Y')
+		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
+	mkdir(state_dir, 0700);
+	printf("BENCH,quality_head,method,t,cold_pct,hot_out_pct,hot_refault_pct,saved_kb,"
+	       "other_kb\n");
+	for (enum method m = 0; m < M_MAX; m++) {
+		struct workload w;
+		struct run r;
+		struct sample s = { 0 };
+		double t95 = -1;
+
+		workload_start(&w);
+		if (method_start(m, &w, &r) < 0) {
+			printf("# %s: could not start (%s)\n", method_name[m], strerror(errno));
+			method_stop(m, &r);
+			workload_stop(&w);
+			continue;
+		}
+		for (unsigned t = 1; t <= secs; t++) {
+			vm_sleep_ms(1000);
+			if (m == M_MEMRECLAIM)
+				memreclaim_tick();
+			sample(&w, &s);
+			if (t95 < 0 && s.cold_pct >= 95)
+				t95 = t;
+			printf("BENCH,quality,%s,%u,%.2f,%.2f,%.2f,%ld,%.0f\n", method_name[m], t,
+			       s.cold_pct, s.hot_out_pct, s.hot_refault_pct, s.saved_kb, s.other_kb);
+		}
+		method_stop(m, &r);
+		printf("BENCH,quality_end,%s,%.2f,%.2f,%.2f,%ld,%.0f,%.0f\n", method_name[m],
+		       s.cold_pct, s.hot_out_pct, s.hot_refault_pct, s.saved_kb, s.other_kb, t95);
+		workload_stop(&w);
+	}
+	return 0;
+}
+
+/* --- apply cost --- */
+
+#define APPLY_MB 64
+#define APPLY_RANGE (64 * 1024)
+
+static int apply_setup(void *arg)
+{
+	void *m = mmap((void *)(uintptr_t)COLD_ADDR, 2 * APPLY_MB * MIB, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	(void)arg;
+	if (m == MAP_FAILED)
+		return 3;
+	madvise(m, 2 * APPLY_MB * MIB, MADV_NOHUGEPAGE);
+	vm_touch(m, 2 * APPLY_MB * MIB, true);
+	vm_lock_code();
+	return 0;
+}
+
+/* on SIGUSR1: fault every page back in, then say so on SIGUSR2 to the parent */
+static void apply_run(void *arg)
+{
+	sigset_t set;
+	int sig;
+
+	(void)arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	for (;;) {
+		sigwait(&set, &sig);
+		vm_touch((char *)(uintptr_t)COLD_ADDR, 2 * APPLY_MB * MIB, false);
+		kill(getppid(), SIGUSR2);
+	}
+}
+
+static void refill(pid_t pid)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	kill(pid, SIGUSR1);
+	sigwait(&set, &sig);
+}
+
+static ssize_t raw_apply(int pidfd, const struct madv_range *r, size_t n, int advice)
+{
+	struct iovec iov[MADV_BATCH_MAX];
+	ssize_t total = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t k = 0;
+		ssize_t got;
+
+		for (; k < MADV_BATCH_MAX && i + k < n; k++) {
+			iov[k].iov_base = (void *)(uintptr_t)r[i + k].start;
+			iov[k].iov_len = r[i + k].end - r[i + k].start;
+		}
+		got = syscall(SYS_process_madvise, pidfd, iov, k, advice, 0);
+		if (got < 0)
+			return -1;
+		total += got;
+		i += k;
+	}
+	return total;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int apply(void)
+{
+	static const unsigned batches[] = { 1, 16, 128, 1024 };
+	static const int advices[] = { MADV_COLD, MADV_PAGEOUT };
+	size_t n = APPLY_MB * MIB / APPLY_RANGE;
+	struct madv_range *r = calloc(n, sizeof(*r));
+	sigset_t set;
+	pid_t pid;
+	int pidfd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid = child_fork(apply_setup, apply_run, NULL);
+	pidfd = madv_pidfd_open(pid);
+	if (!r || pid < 0 || pidfd < 0)
+		return 1;
+	/* every other 64 KiB: n separate ranges, as a snapshot of scattered cold regions gives */
+	for (size_t i = 0; i < n; i++) {
+		r[i].start = COLD_ADDR + 2 * i * APPLY_RANGE;
+		r[i].end = r[i].start + APPLY_RANGE;
+	}
+	printf("BENCH,apply_head,advice,batch,raw_us,pageoutd_us,ratio\n");
+	for (unsigned a = 0; a < 2; a++)
+		for (unsigned b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
+			uint64_t raw[5], ours[5];
+
+			for (unsigned k = 0; k < 5; k++) {
+				struct madv_stats st = { 0 };
+				uint64_t t0;
+
+				refill(pid);
+				t0 = now_usec();
+				raw_apply(pidfd, r, n, advices[a]);
+				raw[k] = now_usec() - t0;
+				refill(pid);
+				t0 = now_usec();
+				madv_apply(pidfd, r, n, advices[a], batches[b], false, &st);
+				ours[k] = now_usec() - t0;
+			}
+			qsort(raw, 5, sizeof(raw[0]), cmp_u64);
+			qsort(ours, 5, sizeof(ours[0]), cmp_u64);
+			/* throughput ratio: pageoutd's bytes per second over raw's, medians */
+			printf("BENCH,apply,%s,%u,%" PRIu64 ",%" PRIu64 ",%.3f\n",
+			       a ? "MADV_PAGEOUT" : "MADV_COLD", batches[b], raw[2], ours[2],
+			       (double)raw[2] / (double)ours[2]);
+		}
+	printf("# apply: %zu ranges of %d KiB (%d MiB), raw process_madvise in batches of %d\n", n,
+	       APPLY_RANGE / 1024, APPLY_MB, MADV_BATCH_MAX);
+	close(pidfd);
+	vm_reap(pid);
+	free(r);
+	return 0;
+}
+
+/* --- daemon cost and scaling --- */
+
+static int small_setup(void *arg)
+{
+	struct proc_args a = { "/bq-s", 1 * MIB, 256 * 1024, false };
+
+	(void)arg;
+	return proc_setup(&a);
+}
+
+static void small_run(void *arg)
+{
+	struct proc_args a = { "/bq-s", 1 * MIB, 256 * 1024, false };
+
+	(void)arg;
+	proc_run(&a);
+}
+
+/* utime + stime of pid, in clock ticks */
+static uint64_t cpu_ticks(pid_t pid)
+{
+	char p[64], buf[1024], *s;
+	unsigned long long ut = 0, st = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	if (read_file_at(AT_FDCWD, p, buf, sizeof(buf)) < 0 || !(s = strrchr(buf, ')')))
+		return 0;
+	if (sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return ut + st;
+}
+
+/* a value of the daemon's stats JSON ("key": N), 0 when absent */
+static uint64_t stats_value(const char *sock, const char *key)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static char buf[1 << 16];
+	char k[64];
+	size_t len = 0;
+	ssize_t got;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	const char *at;
+
+	str_copy(sa.sun_path, sizeof(sa.sun_path), sock);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    write(fd, "stats\n", 6) != 6) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (len < sizeof(buf) - 1 && (got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)got;
+	buf[len] = '\0';
+	close(fd);
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	at = strstr(buf, k);
+	return at ? strtoull(at + strlen(k), NULL, 10) : 0;
+}
+
+static unsigned count_regions(void)
+{
+	char p[256];
+	unsigned n = 0;
+
+	for (unsigned s = 0; s < 1000; s++) {
+		DIR *d;
+		struct dirent *e;
+
+		snprintf(p, sizeof(p), VM_ADMIN "/kdamonds/0/contexts/0/schemes/%u/tried_regions", s);
+		d = opendir(p);
+		if (!d)
+			break;
+		while ((e = readdir(d)))
+			n += e->d_name[0] >= '0' && e->d_name[0] <= '9';
+		closedir(d);
+	}
+	return n;
+}
+
+static int scale(int argc, char **argv)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	char sock[128];
+
+	mkdir(state_dir, 0700);
+	snprintf(sock, sizeof(sock), "%s/sock", state_dir);
+	printf("BENCH,scale_head,procs,cycles,cpu_ms_per_cycle,cpu_pct_of_one,rss_kb,"
+	       "kdamond_cpu_ms_per_cycle,snapshot_ms,regions\n");
+	for (int i = 0; i < argc; i++) {
+		unsigned n = (unsigned)atoi(argv[i]), cycles = 6, secs = 5;
+		pid_t *pids = calloc(n, sizeof(*pids));
+		char kp[32] = "";
+		uint64_t c0, c1, k0 = 0, k1 = 0, snaps0, snaps1, sus0, sus1;
+		pid_t d, kpid = 0;
+		long rss;
+
+		vm_cg_make("/bq-s");
+		for (unsigned k = 0; k < n; k++)
+			pids[k] = child_fork(small_setup, small_run, NULL);
+		put_conf("[policy]\ncgroup = /bq-s\nengine = vaddr\nmin_age = 10s\n"
+			 "max_access_rate = 0%\nmemory = anon\n");
+		/* 5 s cycles, as the target says */
+		{
+			char buf[512], p[256];
+
+			snprintf(buf, sizeof(buf),
+				 "[daemon]\ninterval = 5s\nstate_dir = %s\nsocket = %s\n"
+				 "log_level = notice\n",
+				 state_dir, sock);
+			snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
+			vm_put(p, buf);
+		}
+		d = daemon_start();
+		/* settle: the first cycles find the processes and start the kdamond */
+		vm_sleep_ms(2 * secs * 1000);
+		if (read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/0/pid", kp, sizeof(kp)) > 0)
+			kpid = atoi(kp);
+		c0 = cpu_ticks(d);
+		k0 = kpid > 0 ? cpu_ticks(kpid) : 0;
+		snaps0 = stats_value(sock, "snapshots");
+		sus0 = stats_value(sock, "snapshot_us_total");
+		vm_sleep_ms(cycles * secs * 1000);
+		c1 = cpu_ticks(d);
+		k1 = kpid > 0 ? cpu_ticks(kpid) : 0;
+		snaps1 = stats_value(sock, "snapshots");
+		sus1 = stats_value(sock, "snapshot_us_total");
+		rss = vm_status_kb(d, "VmRSS");
+		{
+			double ms = (double)(c1 - c0) * 1000.0 / (double)hz / cycles;
+			double kms = (double)(k1 - k0) * 1000.0 / (double)hz / cycles;
+			double snap_ms = snaps1 > snaps0 ? (double)(sus1 - sus0) / 1000.0 /
+								   (double)(snaps1 - snaps0)
+							 : -1;
+
+			printf("BENCH,scale,%u,%u,%.1f,%.3f,%ld,%.1f,%.1f,%u\n", n, cycles, ms,
+			       ms / (secs * 10.0), rss, kms, snap_ms, count_regions());
+		}
+		daemon_stop(d);
+		for (unsigned k = 0; k < n; k++)
+			vm_reap(pids[k]);
+		free(pids);
+		vm_sleep_ms(300);
+		vm_cg_remove("/bq-s");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	vm_require_guest();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
+	if (argc >= 3 && !strcmp(argv[1], "quality"))
+		return quality((unsigned)atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "apply"))
+		return apply();
+	if (argc >= 3 && !strcmp(argv[1], "scale"))
+		return scale(argc - 2, argv + 2);
+	fprintf(stderr, "usage: bench quality SECONDS | apply | scale N...\n");
+	return 2;
+}

@@ -1,0 +1,10 @@
+# gnuplot -e "csv='...'; png='...'; col=N; ttl='...'" quality.gp: one line per method over time
+set datafile separator ','
+set terminal pngcairo size 900,500
+set output png
+set title ttl
+set xlabel 'seconds'
+set key outside right
+set grid
+methods = system("tail -n +2 ".csv." | cut -d, -f1 | uniq | tr '\\n' ' '")
+plot for [m in methods] csv using 2:(strcol(1) eq m ? column(col) : NaN) with lines lw 2 title m

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""report.py OUT QUALITY_SECONDS KERNEL...: bench/results/README.md from the CSVs run.sh wrote,
+with each of issue 8's targets marked met or not, per kernel."""
+import csv
+import os
+import sys
+
+MIN_AGE_S = 3
+
+
+def rows(path):
+    try:
+        with open(path) as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+def f(x, d=1):
+    try:
+        return ("%%.%df" % d) % float(x)
+    except (TypeError, ValueError):
+        return "-"
+
+
+def main():
+    out, qsecs, kernels = sys.argv[1], sys.argv[2], sys.argv[3:]
+    md = ["# pageoutd bench results", "",
+          "Written by `make bench` (bench/run.sh); see bench/README.md for what each figure "
+          "means. Every figure is a fraction or a ratio measured in the same guest run.", ""]
+    for k in kernels:
+        end = {r["method"]: r for r in rows(os.path.join(out, "quality_end-%s.csv" % k))}
+        qual = rows(os.path.join(out, "quality-%s.csv" % k))
+        apply = rows(os.path.join(out, "apply-%s.csv" % k))
+        scale = rows(os.path.join(out, "scale-%s.csv" % k))
+        md += ["## Linux %s" % k, "",
+               "### Quality (%s s per method, min_age %d s, 3 processes in /bq-a with 32 MiB "
+               "cold + 8 MiB hot each, one with a skewed hot set; one more in /bq-b)" %
+               (qsecs, MIN_AGE_S), "",
+               "| method | cold reclaimed | time to 95% | hot refaulted | hot out at the end "
+               "| /bq-a saved | /bq-b swapped |", "|---|---|---|---|---|---|---|"]
+        for m, r in end.items():
+            t95 = r["t95_s"]
+            md.append("| %s | %s%% | %s | %s%% | %s%% | %s MiB | %s kB |" % (
+                m, f(r["cold_pct"]), (t95 + " s") if t95 not in ("-1", "") else "never",
+                f(r["hot_refault_pct"], 2), f(r["hot_out_pct"], 2),
+                f(float(r["saved_kb"]) / 1024), f(r["other_kb"], 0)))
+        md.append("")
+        targets = []
+        for m in ("pageoutd-vaddr", "pageoutd-paddr"):
+            r = end.get(m)
+            t95 = float(r["t95_s"]) if r else -1
+            targets.append(("cold >= 95%% within 5 x min_age (%d s), %s" % (5 * MIN_AGE_S, m),
+                            0 < t95 <= 5 * MIN_AGE_S,
+                            "95%% after %s s, %s%% at the end" % (f(t95, 0), f(r["cold_pct"]))
+                            if r else "not run"))
+        v, mr = end.get("pageoutd-vaddr"), end.get("memory.reclaim")
+        if v:
+            targets.append(("hot wrongly reclaimed <= 1%, pageoutd-vaddr",
+                            float(v["hot_refault_pct"]) <= 1,
+                            "%s%% refaulted" % f(v["hot_refault_pct"], 2)))
+        if v and mr:
+            better = (float(v["hot_refault_pct"]) < float(mr["hot_refault_pct"]) and
+                      float(v["saved_kb"]) >= float(mr["saved_kb"]))
+            targets.append(("fewer mistakes than the memory.reclaim loop at equal saving",
+                            better, "vaddr %s%% for %s MiB, memory.reclaim %s%% for %s MiB" % (
+                                f(v["hot_refault_pct"], 2), f(float(v["saved_kb"]) / 1024),
+                                f(mr["hot_refault_pct"], 2), f(float(mr["saved_kb"]) / 1024))))
+        md += ["### Apply cost (%s): pageoutd's madv_apply against raw process_madvise of the "
+               "same 1024 ranges, median of 5" % k, "",
+               "| advice | batch | raw | pageoutd | throughput ratio |", "|---|---|---|---|---|"]
+        for r in apply:
+            md.append("| %s | %s | %s us | %s us | %s |" % (r["advice"], r["batch"], r["raw_us"],
+                                                          r["pageoutd_us"], f(r["ratio"], 3)))
+        md.append("")
+        dflt = [r for r in apply if r["batch"] == "1024"]
+        if dflt:
+            worst = min(float(r["ratio"]) for r in dflt)
+            targets.append(("apply throughput >= 0.95 x raw process_madvise (batch 1024, "
+                            "pageoutd's)", worst >= 0.95, "worst ratio %s" % f(worst, 3)))
+        md += ["### Daemon cost (%s): the real pageoutd, 5 s cycles, vaddr policy over N "
+               "processes" % k, "",
+               "| processes | CPU per cycle | % of one CPU | RSS | kdamond CPU per cycle "
+               "| snapshot | regions |", "|---|---|---|---|---|---|---|"]
+        for r in scale:
+            md.append("| %s | %s ms | %s%% | %s kB | %s ms | %s ms | %s |" % (
+                r["procs"], r["cpu_ms_per_cycle"], f(r["cpu_pct_of_one"], 3), r["rss_kb"],
+                r["kdamond_cpu_ms_per_cycle"], r["snapshot_ms"], r["regions"]))
+        md.append("")
+        by = {int(r["procs"]): r for r in scale}
+        if 100 in by:
+            pct = float(by[100]["cpu_pct_of_one"])
+            targets.append(("pageoutd CPU <= 1% of one CPU at 100 processes, 5 s cycle",
+                            pct <= 1, "%s%%" % f(pct, 3)))
+        if 10 in by and 300 in by and float(by[10]["cpu_ms_per_cycle"]) > 0:
+            g = float(by[300]["cpu_ms_per_cycle"]) / float(by[10]["cpu_ms_per_cycle"])
+            targets.append(("growth in processes no worse than linear (10 -> 300: <= 30x)",
+                            g <= 30, "%sx" % f(g, 1)))
+        md += ["### Targets (%s)" % k, "", "| target | met | figure |", "|---|---|---|"]
+        for name, met, fig in targets:
+            md.append("| %s | %s | %s |" % (name, "met" if met else "**not met**", fig))
+        md.append("")
+        if not qual:
+            md.append("(no per-second quality data for %s)" % k)
+    with open(os.path.join(out, "README.md"), "w") as fo:
+        fo.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh -b BUILDDIR -s SRCDIR [-q SECONDS] [KERNEL...]: boot each kernel once (tests/vm) and run
+# bench/guest/bench there (quality, apply, scale), then write bench/results/: the raw CSV per
+# kernel, a markdown summary with each target marked met or not, and PNG plots (gnuplot).
+set -eu
+b=. s=. q=45
+while getopts b:s:q: o; do
+	case $o in
+	b) b=$OPTARG ;;
+	s) s=$OPTARG ;;
+	q) q=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || set -- 6.12 7.2
+out=$s/bench/results
+mkdir -p "$out"
+cache=${PAGEOUTD_VM_CACHE:-$s/tests/vm/cache}
+for k in "$@"; do
+	log=$out/guest-$k.log
+	echo "bench: booting $k (quality ${q} s per method, apply, scale 1 10 100 300)"
+	"$s/tests/vm/boot.sh" -k "$k" -C "$cache" -t 3000 -f "$b/pageoutd" -f "$b/bench/guest/bench" \
+		-- "./bench quality $q && ./bench apply && ./bench scale 1 10 100 300" >"$log" 2>&1 ||
+		{ echo "bench: the $k guest failed; see $log" >&2; tail -20 "$log" >&2; exit 1; }
+	for t in quality quality_end apply scale; do
+		{
+			grep "^BENCH,${t}_head," "$log" | head -1 | cut -d, -f3-
+			grep "^BENCH,$t," "$log" | cut -d, -f3-
+		} >"$out/$t-$k.csv"
+	done
+	# quality_end has no head line of its own
+	{
+		echo "method,cold_pct,hot_out_pct,hot_refault_pct,saved_kb,other_kb,t95_s"
+		grep "^BENCH,quality_end," "$log" | cut -d, -f3-
+	} >"$out/quality_end-$k.csv"
+done
+python3 "$s/bench/report.py" "$out" "$q" "$@"
+if command -v gnuplot >/dev/null; then
+	for k in "$@"; do
+		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-cold-$k.png'; col=3; ttl='cold memory reclaimed (%), $k'" "$s/bench/quality.gp"
+		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-hot-$k.png'; col=5; ttl='hot set refaulted (% of hot pages), $k'" "$s/bench/quality.gp"
+		gnuplot -e "csv='$out/scale-$k.csv'; png='$out/scale-$k.png'; ttl='pageoutd CPU per 5 s cycle, $k'" "$s/bench/scale.gp"
+	done
+else
+	echo "bench: gnuplot not found (Debian: gnuplot-nox): no plots" >&2
+fi
+echo "bench: results in $out/README.md"

@@ -1,0 +1,12 @@
+# gnuplot -e "csv='...'; png='...'; ttl='...'" scale.gp: CPU per cycle against target processes
+set datafile separator ','
+set terminal pngcairo size 900,500
+set output png
+set title ttl
+set xlabel 'target processes'
+set ylabel 'ms of CPU per cycle'
+set logscale x
+set grid
+set key left top
+plot csv using 1:3 skip 1 with linespoints lw 2 title 'pageoutd', \
+     csv using 1:6 skip 1 with linespoints lw 2 title 'kdamond'
