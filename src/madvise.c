@@ -64,7 +64,14 @@ int madv_pidfd_open(pid_t pid)
 
 int madv_pidfd_alive(int pidfd)
 {
-	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 ? -errno : 0;
+	/*
+	 * Signal 0 checks existence, then permission: EPERM (another user's process, and no
+	 * CAP_KILL, which pageoutd does not need otherwise) means it is alive; only ESRCH says
+	 * it has exited.
+	 */
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno != EPERM)
+		return -errno;
+	return 0;
 }
 
 int madv_probe(int pidfd, int advice)

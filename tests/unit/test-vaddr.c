@@ -10,7 +10,10 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include "pageoutd/madvise.h"
 #include "pageoutd/policy.h"
@@ -277,6 +280,45 @@ static void madvise_contract(void)
 		close(fds[0]);
 		close(fds[1]);
 		(void)b;
+	}
+	if (geteuid() == 0) {
+		/*
+		 * Another user's process, seen without CAP_KILL (the unit does not grant it):
+		 * signal 0 answers EPERM, and that still means alive (found in the guest: every
+		 * such process was dropped as gone).
+		 */
+		pid_t other = fork(), checker;
+		int st2 = 0;
+
+		if (other == 0) {
+			if (setgid(65534) < 0 || setuid(65534) < 0)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+		checker = fork();
+		if (checker == 0) {
+			struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+			struct __user_cap_data_struct d[2];
+			int fd = madv_pidfd_open(other);
+
+			if (syscall(SYS_capget, &h, d) < 0)
+				_exit(3);
+			d[0].effective &= ~(1U << CAP_KILL);
+			if (syscall(SYS_capset, &h, d) < 0 || fd < 0)
+				_exit(3);
+			if (kill(other, 0) == 0 || errno != EPERM)
+				_exit(4); /* CAP_KILL still in effect: the check would prove nothing */
+			_exit(madv_pidfd_alive(fd) == 0 ? 0 : 2);
+		}
+		usleep(100000);
+		waitpid(checker, &st2, 0);
+		ok(WIFEXITED(st2) && WEXITSTATUS(st2) == 0,
+		   "another user's process without CAP_KILL: alive (EPERM is not gone)");
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+	} else {
+		skip("another user's process without CAP_KILL", "needs root");
 	}
 }
 
