@@ -139,7 +139,8 @@ static void sample(const struct workload *w, struct sample *s)
 	uint64_t cur = vm_cg_u64("/bq-a", "memory.current");
 
 	for (unsigned i = 0; i < NA; i++) {
-		long c = vm_area_swap_kb(w->a[i], COLD_ADDR), h = vm_area_swap_kb(w->a[i], HOT_ADDR);
+		long c = vm_area_swap_kb(w->a[i], COLD_ADDR),
+		     h = vm_area_swap_kb(w->a[i], HOT_ADDR);
 
 		cold += c > 0 ? c : 0;
 		hot += h > 0 ? h : 0;
@@ -172,32 +173,12 @@ static void put_conf(const char *policy)
 
 static pid_t daemon_start(void)
 {
-	pid_t p = fork();
-
-	if (p == 0) {
-		char c[256], d[256];
-		int fd = open("/tmp/bench-pageoutd.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		snprintf(c, sizeof(c), "%s/pageoutd.conf", conf_dir);
-		snprintf(d, sizeof(d), "%s/conf.d", conf_dir);
-		dup2(fd, 2);
-		execl("./pageoutd", "pageoutd", "--foreground", "-c", c, "-d", d, (char *)NULL);
-		_exit(127);
-	}
-	return p;
-}
-
-static void daemon_stop(pid_t p)
-{
-	if (p > 0) {
-		kill(p, SIGTERM);
-		waitpid(p, NULL, 0);
-	}
+	return vm_daemon_start(conf_dir, "/tmp/bench-pageoutd.log", ~0ULL);
 }
 
 enum method { M_NONE, M_VADDR, M_PADDR, M_DAMOS, M_RECLAIM, M_MEMRECLAIM, M_MAX };
-static const char *const method_name[] = { "none",	    "pageoutd-vaddr", "pageoutd-paddr",
-					   "damos-vaddr",   "damon_reclaim",  "memory.reclaim" };
+static const char *const method_name[] = { "none",	  "pageoutd-vaddr", "pageoutd-paddr",
+					   "damos-vaddr", "damon_reclaim",  "memory.reclaim" };
 
 struct run {
 	pid_t daemon;
@@ -293,7 +274,7 @@ static void memreclaim_tick(void)
 
 static void method_stop(enum method m, struct run *r)
 {
-	daemon_stop(r->daemon);
+	vm_daemon_stop(r->daemon);
 	if (r->damon_on) {
 		damon_release(&r->d);
 		damon_close(&r->d);
@@ -335,7 +316,8 @@ static int quality(unsigned secs)
 			if (t95 < 0 && s.cold_pct >= 95)
 				t95 = t;
 			printf("BENCH,quality,%s,%u,%.2f,%.2f,%.2f,%ld,%.0f\n", method_name[m], t,
-			       s.cold_pct, s.hot_out_pct, s.hot_refault_pct, s.saved_kb, s.other_kb);
+			       s.cold_pct, s.hot_out_pct, s.hot_refault_pct, s.saved_kb,
+			       s.other_kb);
 		}
 		method_stop(m, &r);
 		printf("BENCH,quality_end,%s,%.2f,%.2f,%.2f,%ld,%.0f,%.0f\n", method_name[m],
@@ -544,7 +526,8 @@ static unsigned count_regions(void)
 		DIR *d;
 		struct dirent *e;
 
-		snprintf(p, sizeof(p), VM_ADMIN "/kdamonds/0/contexts/0/schemes/%u/tried_regions", s);
+		snprintf(p, sizeof(p), VM_ADMIN "/kdamonds/0/contexts/0/schemes/%u/tried_regions",
+			 s);
 		d = opendir(p);
 		if (!d)
 			break;
@@ -613,7 +596,7 @@ static int scale(int argc, char **argv)
 			printf("BENCH,scale,%u,%u,%.1f,%.3f,%ld,%.1f,%.1f,%u\n", n, cycles, ms,
 			       ms / (secs * 10.0), rss, kms, snap_ms, count_regions());
 		}
-		daemon_stop(d);
+		vm_daemon_stop(d);
 		for (unsigned k = 0; k < n; k++)
 			vm_reap(pids[k]);
 		free(pids);

@@ -21,7 +21,7 @@ boot_once() {
 	log=$(mktemp)
 	start=$(date +%s)
 	"$s/tests/vm/boot.sh" -k "$1" -C "$cache" -t 900 \
-		-f "$b/pageoutd" -f "$b/tests/vm/guest/vm-damon" -f "$b/tests/vm/guest/vm-vaddr" -f "$b/tests/vm/guest/vm-paddr" -f "$s/conf/demo/app.conf" -f "$b/tests/unit/test-cgroup" \
+		-f "$b/pageoutd" -f "$b/tests/vm/guest/vm-damon" -f "$b/tests/vm/guest/vm-vaddr" -f "$b/tests/vm/guest/vm-paddr" -f "$b/tests/vm/guest/vm-daemon" -f "$s/conf/demo/app.conf" -f "$b/tests/unit/test-cgroup" \
 		-f "$s/tests/vm/guest/run.sh" -- sh run.sh >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))

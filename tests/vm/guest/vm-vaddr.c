@@ -50,42 +50,6 @@ static void write_config(const char *refsem, const char *interval)
 		printf("# app.conf missing from the guest payload\n");
 }
 
-static pid_t start_daemon(const char *log)
-{
-	pid_t p = fork();
-
-	if (p == 0) {
-		char c[256], d[256];
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		snprintf(c, sizeof(c), "%s/pageoutd.conf", conf_dir);
-		snprintf(d, sizeof(d), "%s/conf.d", conf_dir);
-		dup2(fd, 2);
-		execl("./pageoutd", "pageoutd", "--foreground", "-c", c, "-d", d, (char *)NULL);
-		_exit(127);
-	}
-	return p;
-}
-
-static int stop_daemon(pid_t p)
-{
-	int st = 0;
-
-	kill(p, SIGTERM);
-	waitpid(p, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void show_log(const char *log, unsigned lines)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "tail -n %u %s | sed 's/^/#   /'", lines, log);
-	fflush(stdout);
-	if (system(cmd) != 0)
-		printf("# (no log)\n");
-}
-
 static long sum_swap(const pid_t *p, unsigned n, uint64_t (*addr)(unsigned))
 {
 	long s = 0;
@@ -135,7 +99,7 @@ static void reclaim(void)
 	for (unsigned k = 0; k < NAPP; k++)
 		hot_flt0 += vm_majflt(app[k]);
 	cg0 = vm_cg_u64("/vmt-app", "memory.current");
-	d = start_daemon("/tmp/pageoutd.log");
+	d = vm_daemon_start(conf_dir, "/tmp/pageoutd.log", ~0ULL);
 	/* min_age 3 s, a second snapshot, 1 s cycles: bounded by 180 cycles on a slow host */
 	for (secs = 0; secs < 180; secs++) {
 		vm_sleep_ms(1000);
@@ -188,11 +152,11 @@ static void reclaim(void)
 				     "once");
 		vm_reap(pl);
 	}
-	rc = stop_daemon(d);
+	rc = vm_daemon_stop(d);
 	is_int(rc, 0, "pageoutd exits 0 on SIGTERM");
 	read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/nr_kdamonds", nr, sizeof(nr));
 	is_str(str_strip(nr), "0", "and gives its kdamonds back");
-	show_log("/tmp/pageoutd.log", 6);
+	vm_show_log("/tmp/pageoutd.log", 6);
 	for (unsigned k = 0; k < NAPP; k++)
 		vm_reap(app[k]);
 	vm_reap(po);

@@ -201,6 +201,54 @@ static inline void vm_reap(pid_t pid)
 	}
 }
 
+/*
+ * vm_daemon_start: the real ./pageoutd --foreground with conf_dir/pageoutd.conf and
+ * conf_dir/conf.d, stderr to log (truncated). Unless keep is ~0, the capability bounding set is
+ * cut to the capabilities in keep (bit n = capability n) first, so that pageoutd runs as root
+ * with only those. vm_daemon_stop: SIGTERM, then its exit status (128 + signal if killed).
+ */
+static inline pid_t vm_daemon_start(const char *conf_dir, const char *log, uint64_t keep)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		char c[256], d[256];
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		for (int cap = 0; keep != ~0ULL && cap < 64; cap++)
+			if (!(keep >> cap & 1))
+				prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+		snprintf(c, sizeof(c), "%s/pageoutd.conf", conf_dir);
+		snprintf(d, sizeof(d), "%s/conf.d", conf_dir);
+		dup2(fd, 2);
+		execl("./pageoutd", "pageoutd", "--foreground", "-c", c, "-d", d, (char *)NULL);
+		_exit(127);
+	}
+	return p;
+}
+
+static inline int vm_daemon_stop(pid_t p)
+{
+	int st = 0;
+
+	if (p <= 0)
+		return -1;
+	kill(p, SIGTERM);
+	waitpid(p, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* vm_show_log: the last lines of a log, as TAP comments. */
+static inline void vm_show_log(const char *log, unsigned lines)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "tail -n %u %s | sed 's/^/#   /'", lines, log);
+	fflush(stdout);
+	if (system(cmd) != 0)
+		printf("# (no log)\n");
+}
+
 /* vm_put: create or truncate a regular file (a config) and write text to it. */
 static inline void vm_put(const char *path, const char *text)
 {
