@@ -855,6 +855,9 @@ static int cmp_work_addr(const void *a, const void *b)
  * (candidates in the previous snapshot too, unless the kernel re-checks); not yet advised.
  * Skip counters get the bytes that are cold but not taken, by reason.
  */
+/* samples a mostly unmapped region must have put on its mapped part (select_target) */
+#define SPARSE_MIN_SAMPLES 20
+
 static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 			 const struct damon_scheme_regions *sr, uint64_t now,
 			 const struct vrange_list *mapped, struct vrange_list *todo)
@@ -878,19 +881,25 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 				goto nomem;
 			continue;
 		}
-		/*
-		 * DAMON samples one address of the region at a time: where most of it is not
-		 * mapped, most samples miss the mapped part, and "no access" says little about
-		 * it. Such a region waits until DAMON splits it.
-		 */
-		in = mapped_in(mapped, g->start, g->end, &j);
-		if (in * 2 < g->end - g->start) {
-			vp->s.skipped_total[SKIP_SPARSE] += in;
-			continue;
-		}
 		/* never older than pageoutd has watched this process at this index */
 		if (age > monitored)
 			age = monitored;
+		/*
+		 * DAMON samples one random address of the region at a time: where most of it is
+		 * not mapped, most samples miss the mapped part, and "no access" says little about
+		 * it. Such a region counts only once its age has put SPARSE_MIN_SAMPLES samples
+		 * on the mapped part (expected: age in samples x mapped share), none of them seeing
+		 * an access; until then (or until DAMON splits it) it waits. DAMON merges a cold
+		 * area with an unmapped hole next to it and may never split them apart again.
+		 */
+		in = mapped_in(mapped, g->start, g->end, &j);
+		if (in * 2 < g->end - g->start && (double)age / (double)(sample ? sample : 1) *
+								  (double)in /
+								  (double)(g->end - g->start) <
+							  SPARSE_MIN_SAMPLES) {
+			vp->s.skipped_total[SKIP_SPARSE] += in;
+			continue;
+		}
 		if (vrange_push(age < vp->st.min_age_us ? &young : &raw, g->start, g->end,
 				g->nr_accesses, age) < 0)
 			goto nomem;

@@ -4,7 +4,7 @@
  * guest (real DAMON, cgroup v2, zram swap). Every figure is a fraction or a ratio measured in
  * this one run: absolute times under TCG mean nothing.
  *
- *   bench quality SECONDS   the same workload, fresh for each method, reclaimed for SECONDS by
+ *   bench quality SECONDS [METHOD...]  the same workload, fresh for each method, reclaimed for SECONDS by
  *                           none, pageoutd-vaddr, pageoutd-paddr, damos-vaddr (the kernel's
  *                           own DAMOS pageout on a vaddr context), damon_reclaim (the module)
  *                           and memory.reclaim (a senpai/TMO-style loop); one line per second
@@ -31,7 +31,7 @@
 #include "../../tests/vm/guest/vmtest.h"
 
 #define COLD_ADDR 0x7e0000000000ULL
-#define HOT_ADDR 0x7e0100000000ULL
+#define HOT_ADDR (COLD_ADDR + 64 * MIB) /* a hole between the two, as in tests/vm */
 #define COLD_MB 32
 #define HOT_MB 8
 #define NA 3 /* processes in /bq-a, the reclaimed cgroup */
@@ -163,7 +163,7 @@ static void put_conf(const char *policy)
 	snprintf(p, sizeof(p), "%s/conf.d", conf_dir);
 	mkdir(p, 0755);
 	snprintf(buf, sizeof(buf),
-		 "[daemon]\ninterval = 1s\nstate_dir = %s\nsocket = %s/sock\nlog_level = notice\n",
+		 "[daemon]\ninterval = 1s\nstate_dir = %s\nsocket = %s/sock\nlog_level = info\n",
 		 state_dir, state_dir);
 	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
 	vm_put(p, buf);
@@ -208,7 +208,8 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
 		return r->daemon > 0 ? 0 : -1;
 	case M_PADDR:
 		put_conf("[policy]\ncgroup = /bq-a\nengine = paddr\nmin_age = 3s\n"
-			 "max_access_rate = 0%\nmemory = anon\nquota = 256M/1s\n");
+			 "max_access_rate = 0%\nmemory = anon\nquota = 256M/1s\nquota_time = "
+			 "500ms\n");
 		r->daemon = daemon_start();
 		return r->daemon > 0 ? 0 : -1;
 	case M_DAMOS: {
@@ -274,7 +275,10 @@ static void memreclaim_tick(void)
 
 static void method_stop(enum method m, struct run *r)
 {
-	vm_daemon_stop(r->daemon);
+	if (r->daemon > 0) {
+		vm_daemon_stop(r->daemon);
+		vm_show_log("/tmp/bench-pageoutd.log", 12);
+	}
 	if (r->damon_on) {
 		damon_release(&r->d);
 		damon_close(&r->d);
@@ -283,7 +287,7 @@ static void method_stop(enum method m, struct run *r)
 		reclaim_param("enabled", "N");
 }
 
-static int quality(unsigned secs)
+static int quality(unsigned secs, int argc, char **argv)
 {
 	char en[8] = "";
 
@@ -297,10 +301,15 @@ static int quality(unsigned secs)
 	       "other_kb\n");
 	for (enum method m = 0; m < M_MAX; m++) {
 		struct workload w;
+		bool chosen = argc == 0;
 		struct run r;
 		struct sample s = { 0 };
 		double t95 = -1;
 
+		for (int i = 0; i < argc; i++)
+			chosen = chosen || !strcmp(argv[i], method_name[m]);
+		if (!chosen)
+			continue;
 		workload_start(&w);
 		if (method_start(m, &w, &r) < 0) {
 			printf("# %s: could not start (%s)\n", method_name[m], strerror(errno));
@@ -612,7 +621,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
 	if (argc >= 3 && !strcmp(argv[1], "quality"))
-		return quality((unsigned)atoi(argv[2]));
+		return quality((unsigned)atoi(argv[2]), argc - 3, argv + 3);
 	if (argc >= 2 && !strcmp(argv[1], "apply"))
 		return apply();
 	if (argc >= 3 && !strcmp(argv[1], "scale"))
