@@ -69,7 +69,13 @@ static int proc_setup(void *arg)
 	madvise(h, a->hot, MADV_NOHUGEPAGE);
 	vm_touch(c, a->cold, true);
 	vm_touch(h, a->hot, true);
-	vm_lock_code();
+	/*
+	 * Everything but the two areas locked (code, stack, libc's data): the process's major
+	 * faults are then its hot set's, each a hot page a method took and the loop needed.
+	 */
+	mlockall(MCL_CURRENT);
+	munlock(c, a->cold);
+	munlock(h, a->hot);
 	return 0;
 }
 
