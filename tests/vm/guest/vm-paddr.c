@@ -58,11 +58,11 @@ static struct cfg *config(const char *quota)
 	snprintf(p, sizeof(p), "%s/conf.d/pa.conf", conf_dir);
 	vm_put(p, buf);
 	/* the same policy for THP-backed cold memory, measured and reported on its own */
-	snprintf(
-		buf, sizeof(buf),
-		"[policy]\ncgroup = /vmt-pd\nengine = paddr\nmin_age = 3s\n"
-		"max_access_rate = 0%%\nquota = %s\nquota_time = 500ms\nswap_reserve = 5%%\nmax_refault_rate = 100%%\n",
-		quota);
+	snprintf(buf, sizeof(buf),
+		 "[policy]\ncgroup = /vmt-pd\nengine = paddr\nmin_age = 3s\n"
+		 "max_access_rate = 0%%\nquota = %s\nquota_time = 500ms\nswap_reserve = "
+		 "5%%\nmax_refault_rate = 100%%\n",
+		 quota);
 	snprintf(p, sizeof(p), "%s/conf.d/pd.conf", conf_dir);
 	vm_put(p, buf);
 	snprintf(buf, sizeof(buf), "%s/conf.d", conf_dir);
