@@ -1,6 +1,6 @@
 # gnuplot -e "csv='...'; png='...'; col=N; ttl='...'" quality.gp: one line per method over time
 set datafile separator ','
-set terminal pngcairo size 900,500
+set terminal pngcairo size 900,500 noenhanced
 set output png
 set title ttl
 set xlabel 'seconds'

@@ -53,8 +53,8 @@ def main():
             t95 = float(r["t95_s"]) if r else -1
             targets.append(("cold >= 95%% within 5 x min_age (%d s), %s" % (5 * MIN_AGE_S, m),
                             0 < t95 <= 5 * MIN_AGE_S,
-                            "95%% after %s s, %s%% at the end" % (f(t95, 0), f(r["cold_pct"]))
-                            if r else "not run"))
+                            ("95%% after %s s" % f(t95, 0) if t95 > 0 else "95% never reached") +
+                            ", %s%% at the end" % f(r["cold_pct"]) if r else "not run"))
         v, mr = end.get("pageoutd-vaddr"), end.get("memory.reclaim")
         if v:
             targets.append(("hot wrongly reclaimed <= 1%, pageoutd-vaddr",

@@ -20,9 +20,9 @@ mkdir -p "$out"
 cache=${PAGEOUTD_VM_CACHE:-$s/tests/vm/cache}
 for k in "$@"; do
 	log=$out/guest-$k.log
-	echo "bench: booting $k (quality ${q} s per method, apply, scale 1 10 100 300)"
+	echo "bench: booting $k (quality ${q} s per method, apply, scale $scale)"
 	"$s/tests/vm/boot.sh" -k "$k" -C "$cache" -t 3000 -f "$b/pageoutd" -f "$b/bench/guest/bench" \
-		-- "./bench quality $q && ./bench apply && ./bench scale 1 10 100 300" >"$log" 2>&1 ||
+		-- "./bench quality $q && ./bench apply && ./bench scale $scale" >"$log" 2>&1 ||
 		{ echo "bench: the $k guest failed; see $log" >&2; tail -20 "$log" >&2; exit 1; }
 	for t in quality quality_end apply scale; do
 		{

@@ -1,6 +1,6 @@
 # gnuplot -e "csv='...'; png='...'; ttl='...'" scale.gp: CPU per cycle against target processes
 set datafile separator ','
-set terminal pngcairo size 900,500
+set terminal pngcairo size 900,500 noenhanced
 set output png
 set title ttl
 set xlabel 'target processes'

@@ -516,7 +516,11 @@ static uint64_t stats_value(const char *sock, const char *key)
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	const char *at;
 
+	struct timeval tv = { 10, 0 };
+
 	str_copy(sa.sun_path, sizeof(sa.sun_path), sock);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    write(fd, "stats\n", 6) != 6) {
 		if (fd >= 0)
