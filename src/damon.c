@@ -65,7 +65,7 @@ static int sys_write(void *ctx, int dirfd, const char *path, const char *val)
 
 	(void)ctx;
 	for (size_t i = 0;; i++) {
-		r = write_file_at(dirfd, path, val);
+		r = write_file_beneath(dirfd, path, val);
 		if (r != -EBUSY || !busy_backoff(i))
 			return r;
 	}

@@ -12,6 +12,10 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "pageoutd/util.h"
 
@@ -331,15 +335,11 @@ int read_u64_at(int dirfd, const char *path, uint64_t *ret)
 	return parse_u64(str_strip(buf), ret);
 }
 
-int write_file_at(int dirfd, const char *path, const char *s)
+static int write_fd(int fd, const char *s)
 {
-	_cleanup_close_ int fd = -1;
 	size_t len = strlen(s);
 	ssize_t n;
 
-	fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_TRUNC);
-	if (fd < 0)
-		return -errno;
 	do
 		n = write(fd, s, len);
 	while (n < 0 && errno == EINTR);
@@ -348,6 +348,31 @@ int write_file_at(int dirfd, const char *path, const char *s)
 	if ((size_t)n != len)
 		return -EIO;
 	return 0;
+}
+
+int write_file_at(int dirfd, const char *path, const char *s)
+{
+	_cleanup_close_ int fd = -1;
+
+	fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	return write_fd(fd, s);
+}
+
+int write_file_beneath(int dirfd, const char *path, const char *s)
+{
+	struct open_how how = {
+		.flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_TRUNC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	if (fd < 0 && errno == ENOSYS)
+		return write_file_at(dirfd, path, s); /* before 5.6: O_NOFOLLOW on the leaf */
+	if (fd < 0)
+		return -errno;
+	return write_fd(fd, s);
 }
 
 int write_u64_at(int dirfd, const char *path, uint64_t v)

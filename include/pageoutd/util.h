@@ -80,6 +80,12 @@ int read_u64_at(int dirfd, const char *path, uint64_t *ret);
  * -EIO. Returns 0 or -errno as the kernel gave it (EBUSY, EINVAL, ENOMEM...).
  */
 int write_file_at(int dirfd, const char *path, const char *s);
+/*
+ * write_file_beneath: the same, but the path may not leave dirfd nor cross a symlink
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; -EXDEV or -ELOOP otherwise): every DAMON
+ * write stays inside sysfs_root. Kernels before 5.6 get write_file_at().
+ */
+int write_file_beneath(int dirfd, const char *path, const char *s);
 int write_u64_at(int dirfd, const char *path, uint64_t v);
 
 /*

@@ -3,6 +3,10 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pageoutd/util.h"
 #include "../lib/tap.h"
@@ -91,8 +95,47 @@ static void formats(void)
 	ok(!path_is_beneath("/abs"), "absolute is not beneath");
 }
 
+/* write_file_beneath never leaves its directory nor crosses a symlink (the DAMON writes) */
+static void beneath(void)
+{
+	char top[] = "/tmp/pageoutd-beneath-XXXXXX", p[128], out[128], buf[16] = "";
+	int dfd;
+
+	if (!mkdtemp(top))
+		return;
+	snprintf(p, sizeof(p), "%s/tree", top);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/tree/a", top);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/tree/a/state", top);
+	close(open(p, O_WRONLY | O_CREAT, 0600));
+	snprintf(out, sizeof(out), "%s/outside", top);
+	mkdir(out, 0700);
+	snprintf(p, sizeof(p), "%s/outside/state", top);
+	close(open(p, O_WRONLY | O_CREAT, 0600));
+	snprintf(p, sizeof(p), "%s/tree/b", top);
+	if (symlink(out, p) < 0)
+		return;
+	snprintf(p, sizeof(p), "%s/tree", top);
+	dfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	is_int(write_file_beneath(dfd, "a/state", "on"), 0,
+	       "beneath: a file in the tree is written");
+	ok(write_file_beneath(dfd, "b/state", "on") < 0,
+	   "beneath: not through a symlink to outside");
+	ok(write_file_beneath(dfd, "../outside/state", "on") < 0, "beneath: not through '..'");
+	snprintf(p, sizeof(p), "%s/outside/state", top);
+	is_int(read_file_at(AT_FDCWD, p, buf, sizeof(buf)), 0,
+	       "beneath: the outside file untouched");
+	ok(write_file_at(dfd, "b/state", "x") == 0, "(write_file_at would have followed it)");
+	close(dfd);
+	snprintf(p, sizeof(p), "rm -rf %s", top);
+	if (system(p) != 0)
+		printf("# cleanup failed\n");
+}
+
 int main(void)
 {
+	beneath();
 	sizes();
 	durations();
 	rates();
