@@ -8,6 +8,9 @@
  * advise no process outside the cgroup, keep its descriptors and RSS flat and its log
  * rate-limited, and give DAMON back when it exits.
  *
+ * SIGTERM while pageoutd is inside process_madvise: the call completes, pageoutd exits 0 and
+ * gives DAMON back.
+ *
  * Capabilities: pageoutd as root with only some capabilities (the bounding set cut before
  * exec), over a process of another user: with the set the unit grants it reclaims; without
  * CAP_SYS_NICE or CAP_SYS_PTRACE it cannot, and says so in one clear line.
@@ -267,6 +270,47 @@ static void caps(void)
 	   "without CAP_SYS_PTRACE: reclaimed, or refused with one clear line (EACCES)");
 }
 
+/* --- SIGTERM while pageoutd is inside process_madvise --- */
+
+static void sigterm_in_apply(void)
+{
+	struct churner c = { "/vmd-term", 0, false, 0, 128 };
+	char nr[16] = "";
+	pid_t h, d;
+	bool caught = false;
+	int rc;
+
+	vm_cg_make("/vmd-term");
+	h = child_fork(churn_setup, churn_run, &c);
+	write_config("/vmd-term");
+	d = vm_daemon_start(conf_dir, LOG, ~0ULL);
+	/* the holder's swap growing and not yet complete: pageoutd is inside the call */
+	for (unsigned i = 0; i < 60000 && !caught; i++) {
+		long sw = vm_status_kb(h, "VmSwap");
+
+		if (sw > 0 && sw < 128 * 1024 * 9 / 10) {
+			kill(d, SIGTERM);
+			caught = true;
+			printf("# SIGTERM sent with %ld of %d kB swapped\n", sw, 128 * 1024);
+		} else {
+			usleep(500);
+		}
+	}
+	ok(caught, "SIGTERM reached pageoutd while it was paging out 128 MiB");
+	if (!caught)
+		kill(d, SIGTERM);
+	rc = vm_daemon_stop(d);
+	printf("# after SIGTERM during apply: %ld of %d kB swapped\n", vm_area_swap_kb(h, COLD_A),
+	       128 * 1024);
+	is_int(rc, 0, "SIGTERM during an apply: the call completes, then exit 0");
+	ok(count_lines(LOG, "received Terminated") > 0, "the exit is logged");
+	read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/nr_kdamonds", nr, sizeof(nr));
+	is_str(str_strip(nr), "0", "and nothing of pageoutd's is left in DAMON");
+	vm_reap(h);
+	vm_sleep_ms(300);
+	vm_cg_remove("/vmd-term");
+}
+
 int main(int argc, char **argv)
 {
 	vm_require_guest();
@@ -274,8 +318,11 @@ int main(int argc, char **argv)
 	mkdir("/run/pageoutd-vmd", 0700);
 	/* 7.2 boots with damon_stat holding DAMON; an operator turns it off (vm-damon) */
 	write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
-	if (argc < 2 || strcmp(argv[1], "caps"))
+	if (argc < 2 || !strcmp(argv[1], "churn"))
 		churn();
-	caps();
+	if (argc < 2 || !strcmp(argv[1], "caps"))
+		caps();
+	if (argc < 2 || !strcmp(argv[1], "sigterm"))
+		sigterm_in_apply();
 	return tap_exit();
 }
