@@ -606,7 +606,10 @@ static int fake_write(void *ctx, int dirfd, const char *path, const char *val)
 
 static ssize_t fake_read(void *ctx, int dirfd, const char *path, char *buf, size_t len)
 {
-	(void)ctx;
+	struct fakedamon *f = ctx;
+
+	if (f->fail_read_path && strstr(path, f->fail_read_path))
+		return f->fail_read_err;
 	return read_file_at(dirfd, path, buf, len);
 }
 

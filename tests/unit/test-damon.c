@@ -154,6 +154,50 @@ static void write_and_snapshot(enum fake_abi abi)
 	is_u64(snap.schemes[0].total_bytes, 0x8000000, "%s: 128 MiB per target", a);
 	printf("# %s: snapshot of 3 targets x 2 regions: %lu file operations\n", a, snap.syscalls);
 	damon_snapshot_fini(&snap);
+	{
+		/*
+		 * Region files that cannot be read. ENOENT: the kernel cleared the directory under
+		 * the reader (another update): the regions read so far are kept. Any other error
+		 * (EIO, EBUSY) fails the whole snapshot, nothing half-filled. The next one works.
+		 * Checked on scheme 0, whose regions are 0 and 1 on every layout (before 6.14 the
+		 * other schemes' numbers follow on).
+		 */
+		static const struct {
+			const char *path;
+			int err;
+			int want; /* 0: snapshot kept with `nr` regions per scheme; else the error */
+			unsigned nr;
+		} rf[] = { { "tried_regions/1/age", -ENOENT, 0, 1 },
+			   { "tried_regions/0/start", -ENOENT, 0, 0 },
+			   { "tried_regions/0/nr_accesses", -EIO, -EIO, 0 },
+			   { "tried_regions/1/end", -EBUSY, -EBUSY, 0 } };
+		unsigned good = 0;
+
+		for (unsigned i = 0; i < sizeof(rf) / sizeof(rf[0]); i++) {
+			struct damon_snapshot s2 = { 0 };
+			bool g;
+			int r;
+
+			f->fail_read_path = rf[i].path;
+			f->fail_read_err = rf[i].err;
+			r = damon_snapshot(&d, 0, &s2);
+			g = r == rf[i].want &&
+			    (r < 0 ? s2.nr_schemes == 0 && s2.schemes == NULL
+				   : s2.nr_schemes == 3 && s2.schemes[0].nr == rf[i].nr);
+			good += g;
+			if (!g)
+				printf("# %s: %s failing with %d: snapshot %d, %u schemes\n", a,
+				       rf[i].path, rf[i].err, r, s2.nr_schemes);
+			damon_snapshot_fini(&s2);
+		}
+		f->fail_read_path = NULL;
+		is_int(good, 4,
+		       "%s: region reads failing: ENOENT keeps the regions read so far, EIO and "
+		       "EBUSY fail the snapshot cleanly",
+		       a);
+		is_int(damon_snapshot(&d, 0, &snap), 0, "%s: and the next snapshot works", a);
+		damon_snapshot_fini(&snap);
+	}
 	is_int(damon_update_stats(&d, 0), 0, "%s: update stats", a);
 	{
 		struct damon_stats st;
