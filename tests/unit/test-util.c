@@ -4,8 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pageoutd/util.h"
@@ -133,9 +136,42 @@ static void beneath(void)
 		printf("# cleanup failed\n");
 }
 
+/*
+ * A write the kernel takes only in part is an error (-EIO), never taken as done: a short write
+ * made real with RLIMIT_FSIZE (4 bytes fit, SIGXFSZ ignored), in a child.
+ */
+static void short_write(void)
+{
+	char p[] = "/tmp/pageoutd-short-XXXXXX";
+	int fd = mkstemp(p), st = 0;
+	pid_t c;
+
+	if (fd < 0)
+		return;
+	close(fd);
+	c = fork();
+	if (c == 0) {
+		struct rlimit rl = { 4, 4 };
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(2);
+		_exit(write_file_at(AT_FDCWD, p, "12345678") == -EIO &&
+				      write_file_beneath(open("/tmp", O_PATH | O_DIRECTORY), p + 5,
+							 "12345678") == -EIO
+			      ? 0
+			      : 1);
+	}
+	waitpid(c, &st, 0);
+	is_int(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0,
+	       "a short write gives -EIO (write_file_at, write_file_beneath)");
+	unlink(p);
+}
+
 int main(void)
 {
 	beneath();
+	short_write();
 	sizes();
 	durations();
 	rates();
