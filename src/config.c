@@ -611,6 +611,13 @@ static void check_policy(struct pstate *ps)
 		l = key_line(ps, SEC_POLICY, "frozen_only");
 		perr(ps, l, "frozen_only", "only the vaddr engine supports frozen_only");
 	}
+	/*
+	 * paddr: a physical region mixes pages of many cgroups and of the kernel, so cold memory
+	 * seldom sits in a region no sample ever finds accessed; the kernel re-checks each page
+	 * before reclaiming it, so a region sampled as slightly used is safe to try
+	 */
+	if (p->engine == ENGINE_PADDR && !key_line(ps, SEC_POLICY, "max_access_rate"))
+		p->max_access_rate = CFG_PADDR_MAX_ACCESS_RATE;
 	l = key_line(ps, SEC_POLICY, "min_age");
 	if (l && p->min_age_us && p->min_age_us < ps->cfg->damon.aggr_us)
 		perr(ps, l, "min_age", "shorter than [damon] aggr_interval");

@@ -149,10 +149,17 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 		if (!s->quota_ms)
 			s->quota_ms = 1;
 	}
-	/* coldest first, then oldest: size says nothing of coldness */
+	/*
+	 * No prioritisation: every region the access pattern admits scores the same, so that the
+	 * quota sweeps them in address order, and DAMON resumes each interval where the last one
+	 * ran out of quota. Weights that favour age rank free memory and other cgroups' cold
+	 * memory (the oldest regions of all) first, and DAMON charges the quota for them although
+	 * the memcg filter then rejects every page: on 6.12 the quota went to the same 256 MiB of
+	 * other memory every interval and the cgroup's own cold pages were never reached.
+	 */
 	s->weight_sz = 0;
-	s->weight_nr_accesses = 300;
-	s->weight_age = 700;
+	s->weight_nr_accesses = 0;
+	s->weight_age = 0;
 	if (f->goal_metric && p->pressure_limit) {
 		/* µs of "some" memory stall per reset interval that the kernel aims at */
 		uint64_t t =

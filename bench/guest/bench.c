@@ -214,8 +214,7 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
 		return r->daemon > 0 ? 0 : -1;
 	case M_PADDR:
 		put_conf("[policy]\ncgroup = /bq-a\nengine = paddr\nmin_age = 3s\n"
-			 "max_access_rate = 0%\nmemory = anon\nquota = 256M/1s\nquota_time = "
-			 "500ms\n");
+			 "memory = anon\nquota = 256M/1s\nquota_time = 500ms\n");
 		r->daemon = daemon_start();
 		return r->daemon > 0 ? 0 : -1;
 	case M_DAMOS: {

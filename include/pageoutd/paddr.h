@@ -7,9 +7,9 @@
  * descendants), so a policy over a subtree gets a scheme for each cgroup in it, re-resolved
  * when cgroups come and go. Each scheme has a memcg filter (and an anon filter when only one
  * kind of memory may go), the policy's access pattern, quotas (bytes and time per reset
- * interval, split over the policy's schemes), weights that favour age, free-memory
- * watermarks from min_free and, where the kernel has goal metrics, a PSI goal from
- * pressure_limit so that the kernel tunes the quota itself. Each cycle pageoutd reads the
+ * interval, split over the policy's schemes), no prioritisation weights (the quota sweeps
+ * every admitted region in turn), free-memory watermarks from min_free and, where the kernel
+ * has goal metrics, a PSI goal from pressure_limit so that the kernel tunes the quota itself. Each cycle pageoutd reads the
  * cgroups' PSI, refaults and swap, pauses a scheme (action stat) or narrows it (anon
  * filter), backs off on refaults, and commits what changed online. DAMON's paddr pageout
  * re-checks references before reclaiming: memory used again after DAMON chose it stays.

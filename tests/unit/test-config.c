@@ -252,13 +252,16 @@ static void values(void)
 	mkdir(sub, 0755);
 	write_file(dir, "pageoutd.conf", "[damon]\nsample_interval = 1ms\naggr_interval = 50ms\n");
 	write_file(sub, "20-b.conf", "[policy]\ncgroup = /b\nengine = paddr\nquota = 64M/500ms\n");
+	write_file(sub, "30-c.conf",
+		   "[policy]\ncgroup = /c\nengine = paddr\nmax_access_rate = 0%\n");
+	write_file(sub, "40-d.conf", "[policy]\ncgroup = /d\n");
 	write_file(sub, "10-a.conf",
 		   "[policy]\ncgroup = /a/*\nmin_age = 2m\nmax_access_rate = 5%\n");
 	snprintf(main, sizeof(main), "%s/pageoutd.conf", dir);
-	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load two policies");
+	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load four policies");
 	if (!cfg)
 		return;
-	is_int(cfg->nr_policies, 2, "two policies");
+	is_int(cfg->nr_policies, 4, "four policies");
 	is_str(cfg->policies[0].name, "10-a", "lexical order: 10-a first");
 	is_str(cfg->policies[1].name, "20-b", "then 20-b");
 	p = cfg_find_policy(cfg, "10-a");
@@ -270,6 +273,9 @@ static void values(void)
 	is_int(p->engine, ENGINE_PADDR, "engine paddr");
 	is_u64(p->quota_bytes, 64ull << 20, "quota 64M");
 	is_u64(p->quota_interval_us, 500000, "quota interval 500ms");
+	is_int(p->max_access_rate, 100000, "paddr without max_access_rate: 10%%");
+	is_int(cfg_find_policy(cfg, "30-c")->max_access_rate, 0, "paddr with 0%%: 0");
+	is_int(cfg_find_policy(cfg, "40-d")->max_access_rate, 0, "vaddr without: 0");
 	is_u64(cfg->damon.sample_us, 1000, "sample 1ms");
 	is_u64(cfg->damon.update_us, 1000000, "default update 1s");
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=64M/500ms", "describe quota");

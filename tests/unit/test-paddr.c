@@ -115,7 +115,8 @@ static void build(void)
 	is_u64(s.quota_bytes, 128 * MIB, "quota 256M split over the policy's 2 cgroups");
 	is_u64(s.quota_reset_ms, 1000, "quota reset interval 1 s");
 	is_u64(s.quota_ms, 10, "quota_time 20ms split over 2 cgroups");
-	ok(s.weight_age > s.weight_nr_accesses && s.weight_sz == 0, "weights favour age");
+	ok(s.weight_age == 0 && s.weight_nr_accesses == 0 && s.weight_sz == 0,
+	   "no weights: the quota sweeps every admitted region in turn");
 	ok(s.nr_goals == 1 && !strcmp(s.goals[0].metric, "some_mem_psi_us") &&
 		   s.goals[0].target_value == 100000,
 	   "goal: some_mem_psi_us 10%% of 1 s = 100000 us");
@@ -223,7 +224,7 @@ static void tree(enum fake_abi abi)
 	is_str(fake_get(fk, K "schemes/1/quotas/bytes"), "134217728", "%s: quota bytes", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/reset_interval_ms"), "1000", "%s: reset", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/ms"), "10", "%s: quota ms", a);
-	is_str(fake_get(fk, K "schemes/1/quotas/weights/age_permil"), "700", "%s: age weight", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/weights/age_permil"), "0", "%s: age weight", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/goals/nr_goals"), "1", "%s: one goal", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/goals/0/target_metric"), "some_mem_psi_us",
 	       "%s: PSI goal metric", a);

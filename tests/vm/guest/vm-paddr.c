@@ -48,8 +48,9 @@ static struct cfg *config(const char *quota)
 	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
 	vm_put(p, buf);
 	snprintf(buf, sizeof(buf),
+		 /* max_access_rate: paddr's default, 10% */
 		 "[policy]\ncgroup = /vmt-p[ac]\nengine = paddr\nmin_age = 3s\n"
-		 "max_access_rate = 0%%\nquota = %s\nquota_time = 500ms\nswap_reserve = 5%%\n"
+		 "quota = %s\nquota_time = 500ms\nswap_reserve = 5%%\n"
 		 /* under TCG the hot set refaults a little (the accessed-bit artifact of
 		  * vmtest.h); the refault controller would rightly back off and make the time
 		  * to reclaim unpredictable here; it has its own tests */
@@ -60,7 +61,7 @@ static struct cfg *config(const char *quota)
 	/* the same policy for THP-backed cold memory, measured and reported on its own */
 	snprintf(buf, sizeof(buf),
 		 "[policy]\ncgroup = /vmt-pd\nengine = paddr\nmin_age = 3s\n"
-		 "max_access_rate = 0%%\nquota = %s\nquota_time = 500ms\nswap_reserve = "
+		 "quota = %s\nquota_time = 500ms\nswap_reserve = "
 		 "5%%\nmax_refault_rate = 100%%\n",
 		 quota);
 	snprintf(p, sizeof(p), "%s/conf.d/pd.conf", conf_dir);
