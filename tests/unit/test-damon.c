@@ -405,5 +405,6 @@ int main(void)
 	faults(FAKE_ABI_612, -EBUSY);
 	faults(FAKE_ABI_72, -ENOENT);
 	faults(FAKE_ABI_72, -EIO);
+	faults(FAKE_ABI_612, -EINVAL);
 	return tap_exit();
 }
