@@ -287,15 +287,26 @@ static void madvise_contract(void)
 		 * signal 0 answers EPERM, and that still means alive (found in the guest: every
 		 * such process was dropped as gone).
 		 */
-		pid_t other = fork(), checker;
-		int st2 = 0;
+		int sync[2], st2 = 0;
+		pid_t other, checker;
+		char c = 0;
 
+		if (pipe(sync) < 0)
+			return;
+		other = fork();
 		if (other == 0) {
+			/* the checker starts once this process is another user's */
 			if (setgid(65534) < 0 || setuid(65534) < 0)
+				_exit(1);
+			if (write(sync[1], "u", 1) != 1)
 				_exit(1);
 			pause();
 			_exit(0);
 		}
+		close(sync[1]);
+		if (read(sync[0], &c, 1) != 1)
+			c = 0;
+		close(sync[0]);
 		checker = fork();
 		if (checker == 0) {
 			struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -311,10 +322,14 @@ static void madvise_contract(void)
 				_exit(4); /* CAP_KILL still in effect: the check would prove nothing */
 			_exit(madv_pidfd_alive(fd) == 0 ? 0 : 2);
 		}
-		usleep(100000);
 		waitpid(checker, &st2, 0);
-		ok(WIFEXITED(st2) && WEXITSTATUS(st2) == 0,
+		ok(c == 'u' && WIFEXITED(st2) && WEXITSTATUS(st2) == 0,
 		   "another user's process without CAP_KILL: alive (EPERM is not gone)");
+		if (c != 'u' || !WIFEXITED(st2) || WEXITSTATUS(st2))
+			printf("# setuid child %s, checker status %#x (2: taken as gone, 3: "
+			       "capset, "
+			       "4: CAP_KILL in effect)\n",
+			       c == 'u' ? "ready" : "failed", st2);
 		kill(other, SIGKILL);
 		waitpid(other, NULL, 0);
 	} else {
