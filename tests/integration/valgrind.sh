@@ -22,10 +22,12 @@ cleanup() {
 	rm -rf "${admin%/fakesys/*}"
 }
 mkdir -p "$T/d" "$T/run" "$mnt$cg" "$mnt$cg-vms/a"
+# each child joins its cgroup, then execs: the new image's memory is charged there (memory
+# charged before a move stays where it was, and an idle sleep may charge nothing after it)
 for i in 1 2 3 4; do
-	sleep 600 &
+	if [ $i = 4 ]; then dst=$mnt$cg-vms/a; else dst=$mnt$cg; fi
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 600' sh "$dst" &
 	kids="$kids $!"
-	if [ $i = 4 ]; then echo $! > "$mnt$cg-vms/a/cgroup.procs"; else echo $! > "$mnt$cg/cgroup.procs"; fi
 done
 cat > "$T/main.conf" <<EOC
 [daemon]
