@@ -294,13 +294,6 @@ static void method_stop(enum method m, struct run *r)
 
 static int quality(unsigned secs, int argc, char **argv)
 {
-	char en[8] = "";
-
-	/* 7.2 boots with damon_stat on, which holds DAMON; an operator turns it off */
-	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", en, sizeof(en)) >
-		    0 &&
-	    en[0] == 'Y')
-		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
 	mkdir(state_dir, 0700);
 	printf("BENCH,quality_head,method,t,cold_pct,hot_out_pct,hot_refault_pct,saved_kb,"
 	       "other_kb\n");
@@ -626,7 +619,14 @@ static int scale(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	char en[8] = "";
+
 	vm_require_guest();
+	/* 7.2 boots with damon_stat on, which holds DAMON; an operator turns it off */
+	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", en, sizeof(en)) >
+		    0 &&
+	    en[0] == 'Y')
+		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
 	if (argc >= 3 && !strcmp(argv[1], "quality"))
