@@ -42,10 +42,19 @@ static const char *state_dir = "/run/bench-pageoutd";
 
 /* --- the workload --- */
 
+/*
+ * The scale workload's processes pass over their hot set every 100 ms (still hot to DAMON): a
+ * hundred busy loops on two emulated CPUs, each pass taking mmap_lock for its mprotect, kept
+ * the kdamond waiting for the targets' mmap locks and a snapshot took some 100 s - contention
+ * of the workload, not pageoutd's cost.
+ */
+#define SCALE_PAUSE_MS 100
+
 struct proc_args {
 	const char *cg;
 	uint64_t cold, hot;
 	bool skewed;
+	unsigned pause_ms; /* between passes over the hot set; 0: none */
 };
 
 static int proc_setup(void *arg)
@@ -97,6 +106,8 @@ static void proc_run(void *arg)
 				continue;
 			h[o] = (char)(pass | 1);
 		}
+		if (a->pause_ms)
+			vm_sleep_ms(a->pause_ms);
 	}
 }
 
@@ -108,12 +119,12 @@ struct workload {
 
 static void workload_start(struct workload *w)
 {
-	struct proc_args pa[NA], pb = { "/bq-b", COLD_MB * MIB, HOT_MB * MIB, false };
+	struct proc_args pa[NA], pb = { "/bq-b", COLD_MB * MIB, HOT_MB * MIB, false, 0 };
 
 	vm_cg_make("/bq-a");
 	vm_cg_make("/bq-b");
 	for (unsigned i = 0; i < NA; i++) {
-		pa[i] = (struct proc_args){ "/bq-a", COLD_MB * MIB, HOT_MB * MIB, i == NA - 1 };
+		pa[i] = (struct proc_args){ "/bq-a", COLD_MB * MIB, HOT_MB * MIB, i == NA - 1, 0 };
 		w->a[i] = child_fork(proc_setup, proc_run, &pa[i]);
 	}
 	w->b = child_fork(proc_setup, proc_run, &pb);
@@ -469,7 +480,7 @@ static int apply(void)
 
 static int small_setup(void *arg)
 {
-	struct proc_args a = { "/bq-s", 1 * MIB, 256 * 1024, false };
+	struct proc_args a = { "/bq-s", 1 * MIB, 256 * 1024, false, SCALE_PAUSE_MS };
 
 	(void)arg;
 	return proc_setup(&a);
@@ -477,7 +488,7 @@ static int small_setup(void *arg)
 
 static void small_run(void *arg)
 {
-	struct proc_args a = { "/bq-s", 1 * MIB, 256 * 1024, false };
+	struct proc_args a = { "/bq-s", 1 * MIB, 256 * 1024, false, SCALE_PAUSE_MS };
 
 	(void)arg;
 	proc_run(&a);
