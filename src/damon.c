@@ -787,9 +787,13 @@ int damon_start(struct damon *d, unsigned slot)
 	int r = state_cmd(d, slot, "on");
 
 	if (r == -EBUSY) {
-		explain_ebusy(d, slot);
+		/* once: pageoutd retries every cycle while the holder keeps DAMON */
+		if (!d->ebusy_said)
+			explain_ebusy(d, slot);
+		d->ebusy_said = true;
 		return r;
 	}
+	d->ebusy_said = false;
 	if (r < 0)
 		return log_errno(LOG_ERR, r, "kdamond %u: state=on", slot);
 	if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/pid", slot), &pid) == 0 &&

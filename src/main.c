@@ -297,7 +297,7 @@ static void cycle(struct daemon *d)
 
 		if (d->vaddr) {
 			r = vaddr_cycle(d->vaddr);
-			if (r < 0)
+			if (r < 0 && r != -EBUSY) /* EBUSY: the DAMON layer said who holds it */
 				log_rl(LOG_WARNING, "vaddr cycle: %s", strerror(-r));
 			vaddr_log_summary(d->vaddr);
 		}

@@ -753,6 +753,8 @@ static int sync_damon(struct vaddr *v)
 		       strerror(-r));
 		return r;
 	}
+	if (r == -EBUSY)
+		return r; /* damon_start said why, once */
 	if (r < 0)
 		return log_errno(LOG_ERR, r, "vaddr: DAMON context");
 	v->running = true;

@@ -150,6 +150,7 @@ struct damon {
 	char root[PATH_MAX];
 	char state_file[PATH_MAX];
 	char module_dir[PATH_MAX];
+	bool ebusy_said; /* state=on refused with EBUSY: said once, until a start works */
 	struct damon_io io;
 	unsigned nr_kdamonds; /* in the tree, once owned */
 	bool owned;

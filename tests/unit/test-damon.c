@@ -302,6 +302,12 @@ static void exclusive(void)
 	has_str(logbuf, "held exclusively by the kernel module damon_stat", "names damon_stat");
 	has_str(logbuf, "damon_stat/parameters/enabled = Y", "names the parameter");
 	has_str(logbuf, "damon_stat.enabled=N", "says how to release it");
+	logbuf[0] = '\0';
+	is_int(damon_start(&d, 0), -EBUSY, "still held: EBUSY again");
+	ok(!strstr(logbuf, "held exclusively"),
+	   "said once: the next cycle's retry does not repeat it");
+	f->exclusive = false;
+	is_int(damon_start(&d, 0), 0, "released: the start works");
 	damon_release(&d);
 	damon_close(&d);
 	fake_free(f);
