@@ -11,8 +11,9 @@
  * every admitted region in turn), free-memory watermarks from min_free and, where the kernel
  * has goal metrics, a PSI goal from pressure_limit so that the kernel tunes the quota itself.
  * Each cycle pageoutd reads the cgroups' PSI, refaults and swap, pauses a scheme (action stat)
- * or narrows it (anon filter), backs off on refaults, and commits what changed online. DAMON's paddr pageout
- * re-checks references before reclaiming: memory used again after DAMON chose it stays.
+ * or narrows it (anon filter), backs off on refaults, and commits what changed online.
+ * DAMON's paddr pageout re-checks references before reclaiming: memory used again after DAMON
+ * chose it stays.
  */
 #ifndef PAGEOUTD_PADDR_H
 #define PAGEOUTD_PADDR_H
