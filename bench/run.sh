@@ -4,7 +4,7 @@
 # bench/guest/bench there (quality, apply, scale), then write bench/results/: the raw CSV per
 # kernel, a markdown summary with each target marked met or not, and PNG plots (gnuplot).
 set -eu
-b=. s=. q=45
+b=. s=. q=45 scale=${BENCH_SCALE:-1 10 100 300}
 while getopts b:s:q: o; do
 	case $o in
 	b) b=$OPTARG ;;
