@@ -16,8 +16,8 @@
 #define CFG_NAME_MAX 64
 #define CFG_MAX_POLICIES 256
 #define CFG_LINE_MAX 1024
-/* max_access_rate of a paddr policy that does not set it: 10% of the samples */
-#define CFG_PADDR_MAX_ACCESS_RATE 100000u
+/* max_access_rate of a paddr policy that does not set it: 50% of the samples */
+#define CFG_PADDR_MAX_ACCESS_RATE 500000u
 
 enum cfg_engine { ENGINE_VADDR, ENGINE_PADDR };
 enum cfg_refsem { REFSEM_AUTO, REFSEM_IGNORE, REFSEM_RECHECK };
@@ -52,7 +52,7 @@ struct cfg_policy {
 	bool cgroup_is_glob;
 	enum cfg_engine engine;
 	uint64_t min_age_us;
-	uint32_t max_access_rate; /* ppm of samples per aggregation interval (paddr: 10%) */
+	uint32_t max_access_rate; /* ppm of samples per aggregation interval (paddr: 50%) */
 	unsigned memory;	  /* MEMORY_ANON | MEMORY_FILE */
 	uint64_t quota_bytes;	  /* 0 with quota_interval_us 0: no quota */
 	uint64_t quota_interval_us;

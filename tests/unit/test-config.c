@@ -273,7 +273,7 @@ static void values(void)
 	is_int(p->engine, ENGINE_PADDR, "engine paddr");
 	is_u64(p->quota_bytes, 64ull << 20, "quota 64M");
 	is_u64(p->quota_interval_us, 500000, "quota interval 500ms");
-	is_int(p->max_access_rate, 100000, "paddr without max_access_rate: 10%%");
+	is_int(p->max_access_rate, 500000, "paddr without max_access_rate: 50%%");
 	is_int(cfg_find_policy(cfg, "30-c")->max_access_rate, 0, "paddr with 0%%: 0");
 	is_int(cfg_find_policy(cfg, "40-d")->max_access_rate, 0, "vaddr without: 0");
 	is_u64(cfg->damon.sample_us, 1000, "sample 1ms");

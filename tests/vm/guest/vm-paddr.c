@@ -48,7 +48,7 @@ static struct cfg *config(const char *quota)
 	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
 	vm_put(p, buf);
 	snprintf(buf, sizeof(buf),
-		 /* max_access_rate: paddr's default, 10% */
+		 /* max_access_rate: paddr's default, 50% */
 		 "[policy]\ncgroup = /vmt-p[ac]\nengine = paddr\nmin_age = 3s\n"
 		 "quota = %s\nquota_time = 500ms\nswap_reserve = 5%%\n"
 		 /* under TCG the hot set refaults a little (the accessed-bit artifact of
