@@ -614,7 +614,8 @@ static void check_policy(struct pstate *ps)
 	/*
 	 * paddr: a physical region mixes pages of many cgroups and of the kernel, so cold memory
 	 * seldom sits in a region no sample ever finds accessed; the kernel re-checks each page
-	 * before reclaiming it, so a region sampled as slightly used is safe to try
+	 * before reclaiming it, so a region sampled as half used (CFG_PADDR_MAX_ACCESS_RATE) is
+	 * safe to try
 	 */
 	if (p->engine == ENGINE_PADDR && !key_line(ps, SEC_POLICY, "max_access_rate"))
 		p->max_access_rate = CFG_PADDR_MAX_ACCESS_RATE;
