@@ -113,12 +113,19 @@ int paddr_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max)
 	return (int)n;
 }
 
+uint64_t paddr_aggr_us(const struct cfg *cfg)
+{
+	uint64_t min = (uint64_t)PADDR_MIN_SAMPLES * cfg->damon.sample_us;
+
+	return cfg->damon.aggr_us > min ? cfg->damon.aggr_us : min;
+}
+
 void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 			const struct damon_features *f, const char *memcg, uint64_t min_age_us,
 			double quota_scale, unsigned share, unsigned kinds, bool paused,
 			struct damon_scheme *s)
 {
-	uint64_t aggr = cfg->damon.aggr_us ? cfg->damon.aggr_us : 1;
+	uint64_t aggr = paddr_aggr_us(cfg) ? paddr_aggr_us(cfg) : 1;
 	uint64_t samples = cfg->damon.sample_us ? aggr / cfg->damon.sample_us : 1;
 	struct damon_filter *fl;
 
@@ -557,8 +564,8 @@ static int write_ctx(struct paddr *p)
 		return -ENOMEM;
 	str_copy(c.ops, sizeof(c.ops), "paddr");
 	c.sample_us = p->cfg->damon.sample_us;
-	c.aggr_us = p->cfg->damon.aggr_us;
-	c.update_us = p->cfg->damon.update_us;
+	c.aggr_us = paddr_aggr_us(p->cfg);
+	c.update_us = p->cfg->damon.update_us > c.aggr_us ? p->cfg->damon.update_us : c.aggr_us;
 	c.min_regions = p->cfg->damon.min_regions;
 	c.max_regions = p->cfg->damon.max_regions;
 	t.nr_regions = p->nram;

@@ -222,6 +222,7 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		json_u64(b, "snapshots", s->snapshots, true);
 		json_u64(b, "snapshot_errors", s->snapshot_errors, true);
 		json_u64(b, "snapshot_us_total", s->snapshot_us_total, true);
+		json_u64(b, "aggregation_us", s->aggr_us, true);
 		json_u64(b, "commits", s->commits, true);
 		json_u64(b, "restarts", s->restarts, false);
 		sbuf_puts(b, "}");
@@ -392,6 +393,11 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 		head(b, "vaddr_snapshot_seconds_total", "counter", "Time spent taking snapshots");
 		sbuf_printf(b, "pageoutd_vaddr_snapshot_seconds_total %.6f\n",
 			    (double)vaddr_stats(r->vaddr)->snapshot_us_total / 1e6);
+		head(b, "vaddr_aggregation_seconds", "gauge",
+		     "The aggregation interval the vaddr kdamond keeps, as measured from its "
+		     "regions' ages");
+		sbuf_printf(b, "pageoutd_vaddr_aggregation_seconds %.6f\n",
+			    (double)vaddr_stats(r->vaddr)->aggr_us / 1e6);
 	}
 	free(v);
 }

@@ -146,6 +146,33 @@ int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev
 	return 0;
 }
 
+uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n)
+{
+	uint32_t best = 0;
+	size_t j = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		while (j < prev->nr && prev->r[j].start < cur[i].start)
+			j++;
+		if (j < prev->nr && prev->r[j].start == cur[i].start &&
+		    prev->r[j].end == cur[i].end && cur[i].age > prev->r[j].age_us &&
+		    cur[i].age - prev->r[j].age_us > best)
+			best = cur[i].age - (uint32_t)prev->r[j].age_us;
+	}
+	return best;
+}
+
+uint64_t vaddr_interval_estimate(uint64_t wall_us, uint32_t gain, uint64_t aggr_us)
+{
+	uint64_t est;
+
+	if (gain < VADDR_CLOCK_MIN_GAIN)
+		return 0;
+	/* each snapshot is up to one interval late: at most gain + 2 intervals fit */
+	est = wall_us / ((uint64_t)gain + 2);
+	return est > aggr_us ? est : aggr_us;
+}
+
 /* Bytes of [s, e) inside the sorted list m; *j is a cursor for ascending queries. */
 static uint64_t mapped_in(const struct vrange_list *m, uint64_t s, uint64_t e, size_t *j)
 {
@@ -283,6 +310,8 @@ struct vtarget {
 	struct vrange_list prev;    /* candidates of the previous snapshot */
 	struct vrange_list advised; /* advised and cold ever since */
 	uint64_t prev_us;	    /* when prev was taken */
+	struct vrange_list seen;    /* its regions (age in intervals) when the clock was read */
+	uint64_t seen_us;
 };
 
 struct vpolicy {
@@ -317,6 +346,8 @@ struct vaddr {
 	struct vskip *skip;
 	size_t nskip;
 	bool running, dirty, feature_warned;
+	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
+	unsigned nclock;
 	struct vaddr_stats s;
 };
 
@@ -399,6 +430,9 @@ int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
 		vp->cfg = p;
 		vp->active = true;
 	}
+	/* the clock is measured against aggr_interval, which may have changed */
+	v->nclock = 0;
+	v->s.aggr_us = cfg->damon.aggr_us;
 	/* targets of a policy that went away are dropped at the next cycle */
 	for (size_t i = 0; i < v->nt; i++)
 		if (v->t[i].policy >= v->npol || !v->pol[v->t[i].policy].active)
@@ -454,6 +488,7 @@ static void target_close(struct vtarget *t)
 	t->pidfd = t->procfd = -1;
 	vrange_list_fini(&t->prev);
 	vrange_list_fini(&t->advised);
+	vrange_list_fini(&t->seen);
 }
 
 void vaddr_free(struct vaddr *v)
@@ -593,6 +628,7 @@ static void targets_compact(struct vaddr *v)
 			v->t[i].since_us = now_usec();
 			v->t[i].prev.nr = 0;
 			v->t[i].prev_us = 0;
+			v->t[i].seen.nr = 0;
 		}
 		v->nt--;
 		v->dirty = true;
@@ -741,6 +777,7 @@ static int sync_damon(struct vaddr *v)
 					v->t[i].since_us = now_usec();
 					v->t[i].prev.nr = 0;
 					v->t[i].prev_us = 0;
+					v->t[i].seen.nr = 0;
 				}
 			}
 		}
@@ -866,6 +903,8 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 {
 	const struct cfg_policy *p = vp->cfg;
 	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
+	/* an age in intervals, in the time the kdamond really took for them */
+	uint64_t clock = v->s.aggr_us > aggr ? v->s.aggr_us : aggr;
 	uint64_t max_acc = (uint64_t)p->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
 	uint64_t monitored = now - t->since_us;
 	struct vrange_list raw = { 0 }, young = { 0 }, hot = { 0 }, cur = { 0 }, tmp = { 0 },
@@ -876,7 +915,7 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 
 	for (unsigned i = 0; sr && i < sr->nr; i++) {
 		const struct damon_region *g = &sr->regions[i];
-		uint64_t age = (uint64_t)g->age * aggr, in;
+		uint64_t age = (uint64_t)g->age * clock, in;
 
 		if (g->nr_accesses > max_acc) {
 			if (vrange_push(&hot, g->start, g->end, g->nr_accesses, 0) < 0)
@@ -919,7 +958,7 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		goto nomem;
 	SWAP_LISTS(t->advised, tmp);
 	if (v->refsem == REFSEM_IGNORE) {
-		/* a quarter of the wall time: DAMON's own clock runs slow on a loaded host */
+		/* a quarter of the wall time: what the measured clock (read_clock) still misses */
 		uint64_t gain = t->prev_us ? (now - t->prev_us) / 4 : 0, turned = 0, both;
 
 		if (vrange_confirm(&cur, &t->prev, gain, &confirmed, &turned) < 0 ||
@@ -1134,6 +1173,47 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	free(w);
 }
 
+/*
+ * Read the kdamond's clock off this snapshot (see vaddr_age_gain): each target compares its
+ * regions with those it kept at least VADDR_CLOCK_SPAN_US ago; the shortest estimate of the cycle
+ * joins the last VADDR_CLOCK_KEEP, and the least of those is the interval ages are counted in
+ * (it falls at once when the host gets less loaded, and rises only as the load stays).
+ */
+static void read_clock(struct vaddr *v, const struct damon_snapshot *snap, uint64_t now)
+{
+	uint64_t aggr = v->cfg->damon.aggr_us, best = 0, eff = 0;
+
+	for (size_t i = 0; i < v->nt && i < snap->nr_schemes; i++) {
+		struct vtarget *t = &v->t[i];
+		const struct damon_scheme_regions *sr = &snap->schemes[i];
+		uint64_t est;
+
+		if (t->seen.nr && now - t->seen_us < VADDR_CLOCK_SPAN_US)
+			continue;
+		est = t->seen.nr ? vaddr_interval_estimate(
+					   now - t->seen_us,
+					   vaddr_age_gain(&t->seen, sr->regions, sr->nr), aggr)
+				 : 0;
+		/* a region whose age was reset meanwhile makes a target's estimate too long */
+		if (est && (!best || est < best))
+			best = est;
+		t->seen.nr = 0;
+		for (unsigned k = 0; k < sr->nr; k++)
+			if (vrange_push(&t->seen, sr->regions[k].start, sr->regions[k].end,
+					sr->regions[k].nr_accesses, sr->regions[k].age) < 0) {
+				t->seen.nr = 0;
+				break;
+			}
+		t->seen_us = now;
+	}
+	if (best)
+		v->clock[v->nclock++ % VADDR_CLOCK_KEEP] = best;
+	for (unsigned k = 0; k < v->nclock && k < VADDR_CLOCK_KEEP; k++)
+		if (!eff || v->clock[k] < eff)
+			eff = v->clock[k];
+	v->s.aggr_us = eff ? eff : aggr;
+}
+
 static int read_sys(struct vaddr *v, struct policy_input *in)
 {
 	char *buf = NULL;
@@ -1187,6 +1267,7 @@ int vaddr_cycle(struct vaddr *v)
 		       snap.nr_schemes, v->nt);
 	read_sys(v, &sys);
 	now = now_usec();
+	read_clock(v, &snap, now);
 	for (size_t pi = 0; pi < v->npol; pi++) {
 		if (!v->pol[pi].active)
 			continue;

@@ -73,6 +73,16 @@ struct paddr;
 int paddr_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max);
 
 /*
+ * paddr_aggr_us: the paddr kdamond's aggregation interval, [damon] aggr_interval but at least
+ * PADDR_MIN_SAMPLES samples. A physical region mixes pages of many users: with few samples per
+ * interval its access count jumps between intervals (20 samples of a region 12% in use see no
+ * access one interval in thirteen), every jump resets DAMON's age, and cold pages sharing a
+ * region with used ones never grow min_age old. With 200 samples the count holds steady.
+ */
+#define PADDR_MIN_SAMPLES 200
+uint64_t paddr_aggr_us(const struct cfg *cfg);
+
+/*
  * paddr_build_scheme: the DAMOS scheme for cgroup `memcg` (its path in the memory hierarchy)
  * under policy p, on a kernel with features f: pageout (or stat when `paused`) of regions at
  * least min_age_us old and at most max_access_rate hot, quota bytes/ms split `share` ways and

@@ -68,6 +68,21 @@ int vrange_subtract(const struct vrange_list *a, const struct vrange_list *b,
  */
 int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev,
 		   uint64_t min_gain_us, struct vrange_list *out, uint64_t *turned);
+/*
+ * The kdamond's own clock. DAMON counts a region's age in aggregation intervals and an interval
+ * in samples: on a loaded host every sample takes longer than sample_interval, the intervals
+ * stretch, and age x aggr_interval understates how long a region has been idle. The interval
+ * kept is read off regions whose bounds did not change between two snapshots some seconds
+ * apart. vaddr_age_gain: the most intervals any region of cur aged since prev (same start and
+ * end; prev's age_us holds intervals). vaddr_interval_estimate: a lower bound of the interval
+ * from the wall time between the snapshots and that gain, never below aggr_us; 0 when the gain
+ * is too small to tell.
+ */
+#define VADDR_CLOCK_MIN_GAIN 4
+#define VADDR_CLOCK_SPAN_US 4000000ULL /* snapshots at least this far apart */
+#define VADDR_CLOCK_KEEP 8	       /* the least of the last estimates is used */
+uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n);
+uint64_t vaddr_interval_estimate(uint64_t wall_us, uint32_t gain, uint64_t aggr_us);
 /* vma_parse_smaps: the VMAs of /proc/PID/smaps (or maps, without VmFlags) text. */
 int vma_parse_smaps(const char *buf, struct vma_list *ret);
 void vma_list_fini(struct vma_list *l);
@@ -96,6 +111,7 @@ struct vaddr_stats {
 	uint64_t cycles, snapshots, snapshot_errors, commits, restarts;
 	uint64_t targets, unadvisable;
 	uint64_t snapshot_us_total;
+	uint64_t aggr_us; /* the aggregation interval the kdamond keeps, as measured */
 };
 
 struct vaddr;

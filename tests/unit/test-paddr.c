@@ -108,8 +108,10 @@ static void build(void)
 	paddr_build_scheme(p, cfg, &f612, "/batch/a", p->min_age_us, 1.0, 2,
 			   MEMORY_ANON | MEMORY_FILE, false, &s);
 	is_str(s.action, "pageout", "action pageout");
-	is_u64(s.pattern.age_min, 300, "min_age 30s = 300 aggregation intervals of 100 ms");
-	is_u64(s.pattern.nr_accesses_max, 2, "max_access_rate 10%% of 20 samples = 2");
+	is_u64(paddr_aggr_us(cfg), 1000000,
+	       "the paddr kdamond aggregates over 200 samples of 5 ms (aggr_interval 100ms)");
+	is_u64(s.pattern.age_min, 30, "min_age 30s = 30 aggregation intervals of 1 s");
+	is_u64(s.pattern.nr_accesses_max, 20, "max_access_rate 10%% of 200 samples = 20");
 	is_u64(s.pattern.age_max, DAMON_U32_MAX, "no maximum age");
 	is_u64(s.apply_interval_us, 2000000, "applied once per cycle (2 s), not every 100 ms");
 	is_u64(s.quota_bytes, 128 * MIB, "quota 256M split over the policy's 2 cgroups");
@@ -143,7 +145,7 @@ static void build(void)
 	   "young filter after it still decides");
 	is_str(s.goal_tuner, "temporal",
 	       "7.2: the temporal goal tuner (full quota below the goal)");
-	is_u64(s.pattern.age_min, 600, "refault back-off: doubled min_age");
+	is_u64(s.pattern.age_min, 60, "refault back-off: doubled min_age");
 	is_u64(s.quota_bytes, 128 * MIB, "refault back-off: halved quota");
 
 	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1, MEMORY_ANON, false, &s);
@@ -218,8 +220,8 @@ static void tree(enum fake_abi abi)
 	is_str(fake_get(fk, K "targets/0/regions/0/end"), "1073741824", "%s: region end", a);
 	is_str(fake_get(fk, K "schemes/nr_schemes"), "2", "%s: one scheme per cgroup", a);
 	is_str(fake_get(fk, K "schemes/1/action"), "pageout", "%s: action", a);
-	is_str(fake_get(fk, K "schemes/1/access_pattern/age/min"), "300", "%s: age min", a);
-	is_str(fake_get(fk, K "schemes/1/access_pattern/nr_accesses/max"), "2",
+	is_str(fake_get(fk, K "schemes/1/access_pattern/age/min"), "30", "%s: age min", a);
+	is_str(fake_get(fk, K "schemes/1/access_pattern/nr_accesses/max"), "20",
 	       "%s: nr_accesses max", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/bytes"), "134217728", "%s: quota bytes", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/reset_interval_ms"), "1000", "%s: reset", a);
