@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh -s SRCDIR -b BUILDDIR -t SECONDS [TARGET...]: build the libFuzzer targets with clang
 # (ASan + UBSan, any report fatal) and run each for SECONDS from its seed corpus in
-# tests/fuzz/corpus/TARGET. Exits non-zero when a target crashes, leaks or trips a sanitizer;
-# the input that did it is kept as BUILDDIR/tests/fuzz/crash-TARGET-*.
+# tests/fuzz/corpus/TARGET, all side by side. Exits non-zero when a target crashes, leaks or
+# trips a sanitizer; the input that did it is kept as BUILDDIR/tests/fuzz/crash-TARGET-*.
 set -eu
 s=. b=. t=60
 while getopts s:b:t: o; do
@@ -23,8 +23,11 @@ grep -q '^#define HAVE_SYSTEMD 1' "$b/config.h" && libs="$libs libsystemd"
 srcs="util log config cgroup loop damon madvise policy vaddr paddr server report"
 out="$b/tests/fuzz"
 mkdir -p "$out"
-status=0
+# build every target, then run them side by side: each gets SECONDS of wall time
 for target in "$@"; do
+	case $target in
+	*[!a-z0-9_]* | "") echo "fuzz: bad target name '$target'" >&2; exit 2 ;;
+	esac
 	files=""
 	for f in $srcs; do files="$files $s/src/$f.c"; done
 	# shellcheck disable=SC2046,SC2086
@@ -33,13 +36,20 @@ for target in "$@"; do
 		-I"$b" -I"$s/include" ${FUZZ_CPPFLAGS:-} $(pkg-config --cflags $libs) \
 		-o "$out/fuzz-$target" "$s/tests/fuzz/fuzz-$target.c" $files "$s/tests/lib/fakedamon.c" \
 		$(pkg-config --libs $libs)
+done
+for target in "$@"; do
 	work="$out/corpus-$target"
 	mkdir -p "$work"
 	echo "fuzz: $target for ${t}s (seeds: $(ls "$s/tests/fuzz/corpus/$target" | wc -l))"
-	if "$out/fuzz-$target" -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	"$out/fuzz-$target" -max_total_time="$t" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$out/crash-$target-" "$work" "$s/tests/fuzz/corpus/$target" \
-		>"$out/fuzz-$target.log" 2>&1; then
-		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$out/fuzz-$target.log" | tail -2
+		>"$out/fuzz-$target.log" 2>&1 &
+	eval "pid_$target=$!"
+done
+status=0
+for target in "$@"; do
+	if eval wait "\$pid_$target"; then
+		echo "fuzz: $target: $(grep -E '^stat::number_of_executed_units' "$out/fuzz-$target.log")"
 	else
 		status=1
 		echo "fuzz: $target FAILED; the input is in $out/crash-$target-*; the report:"
