@@ -117,7 +117,9 @@ uint64_t paddr_aggr_us(const struct cfg *cfg)
 {
 	uint64_t min = (uint64_t)PADDR_MIN_SAMPLES * cfg->damon.sample_us;
 
-	return cfg->damon.aggr_us > min ? cfg->damon.aggr_us : min;
+	uint64_t aggr = cfg->damon.aggr_us > min ? cfg->damon.aggr_us : min;
+
+	return aggr ? aggr : 1; /* a divisor */
 }
 
 void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
@@ -125,7 +127,7 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 			double quota_scale, unsigned share, unsigned kinds, bool paused,
 			struct damon_scheme *s)
 {
-	uint64_t aggr = paddr_aggr_us(cfg) ? paddr_aggr_us(cfg) : 1;
+	uint64_t aggr = paddr_aggr_us(cfg);
 	uint64_t samples = cfg->damon.sample_us ? aggr / cfg->damon.sample_us : 1;
 	struct damon_filter *fl;
 

@@ -491,6 +491,15 @@ static void target_close(struct vtarget *t)
 	vrange_list_fini(&t->seen);
 }
 
+/* What DAMON said of a target's regions no longer holds: watch it afresh from now. */
+static void target_forget(struct vtarget *t)
+{
+	t->since_us = now_usec();
+	t->prev.nr = 0;
+	t->prev_us = 0;
+	t->seen.nr = 0;
+}
+
 void vaddr_free(struct vaddr *v)
 {
 	if (!v)
@@ -625,10 +634,7 @@ static void targets_compact(struct vaddr *v)
 		if (i != v->nt - 1) {
 			v->t[i] = v->t[v->nt - 1];
 			/* its regions carry another process's history until DAMON updates them */
-			v->t[i].since_us = now_usec();
-			v->t[i].prev.nr = 0;
-			v->t[i].prev_us = 0;
-			v->t[i].seen.nr = 0;
+			target_forget(&v->t[i]);
 		}
 		v->nt--;
 		v->dirty = true;
@@ -773,12 +779,8 @@ static int sync_damon(struct vaddr *v)
 			r = damon_start(v->d, DAMON_SLOT_VADDR);
 			if (r == 0) {
 				v->s.restarts++;
-				for (size_t i = 0; i < v->nt; i++) {
-					v->t[i].since_us = now_usec();
-					v->t[i].prev.nr = 0;
-					v->t[i].prev_us = 0;
-					v->t[i].seen.nr = 0;
-				}
+				for (size_t i = 0; i < v->nt; i++)
+					target_forget(&v->t[i]);
 			}
 		}
 	}
