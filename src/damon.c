@@ -917,10 +917,6 @@ static int read_region(struct damon *d, const char *base, unsigned i, struct dam
 	r->age = (uint32_t)(v > DAMON_U32_MAX ? DAMON_U32_MAX : v);
 	if (k < 0)
 		return k;
-	r->sz_filter_passed = UINT64_MAX;
-	if (d->feat.sz_ops_filter_passed &&
-	    rd_u64(d, mkpath(p, sizeof(p), "%s/%u/sz_filter_passed", base, i), &v) == 0)
-		r->sz_filter_passed = v;
 	return r->end > r->start ? 0 : -EINVAL;
 }
 

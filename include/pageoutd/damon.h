@@ -114,7 +114,8 @@ struct damon_region {
 	uint64_t start, end;
 	uint32_t nr_accesses;
 	uint32_t age;
-	uint64_t sz_filter_passed; /* UINT64_MAX when the kernel has no such file */
+	/* a region's sz_filter_passed (6.14+) is not read: no engine uses it, and on a vaddr
+	 * snapshot of N targets it was one sysfs read in five (bench/README.md, daemon cost) */
 };
 
 /* Regions tried by one scheme (= one target, with pageoutd's one-scheme-per-target layout). */

@@ -342,10 +342,10 @@ static void clock(void)
 {
 	struct vrange_list prev = { 0 };
 	/* 0-10K and 30-40K kept their bounds; 10-30K split since */
-	const struct damon_region cur[] = { { 0, 10 * K, 0, 25, 0 },
-					    { 10 * K, 20 * K, 0, 40, 0 },
-					    { 20 * K, 30 * K, 0, 40, 0 },
-					    { 30 * K, 40 * K, 3, 2, 0 } };
+	const struct damon_region cur[] = { { 0, 10 * K, 0, 25 },
+					    { 10 * K, 20 * K, 0, 40 },
+					    { 20 * K, 30 * K, 0, 40 },
+					    { 30 * K, 40 * K, 3, 2 } };
 
 	vrange_push(&prev, 0, 10 * K, 0, 11);
 	vrange_push(&prev, 10 * K, 30 * K, 0, 20);
