@@ -24,11 +24,20 @@ def f(x, d=1):
         return "-"
 
 
+def step_pct(method):
+    """memory.reclaim-5% -> 5.0 (the loop's step), 0 for a name without one"""
+    try:
+        return float(method.rsplit("-", 1)[1].rstrip("%"))
+    except (IndexError, ValueError):
+        return 0.0
+
+
 def main():
     out, qsecs, kernels = sys.argv[1], sys.argv[2], sys.argv[3:]
     md = ["# pageoutd bench results", "",
           "Written by `make bench` (bench/run.sh); see bench/README.md for what each figure "
-          "means. Every figure is a fraction or a ratio measured in the same guest run.", ""]
+          "means. Every figure is a fraction or a ratio measured in the same guest run, except "
+          "the native daemon cost at the end, measured on the host in the same make bench.", ""]
     for k in kernels:
         end = {r["method"]: r for r in rows(os.path.join(out, "quality_end-%s.csv" % k))}
         qual = rows(os.path.join(out, "quality-%s.csv" % k))
@@ -55,30 +64,52 @@ def main():
                             0 < t95 <= 5 * MIN_AGE_S,
                             ("95%% after %s s" % f(t95, 0) if t95 > 0 else "95% never reached") +
                             ", %s%% at the end" % f(r["cold_pct"]) if r else "not run"))
-        v, mr = end.get("pageoutd-vaddr"), end.get("memory.reclaim")
+        v = end.get("pageoutd-vaddr")
         if v:
             targets.append(("hot wrongly reclaimed <= 1%, pageoutd-vaddr",
                             float(v["hot_refault_pct"]) <= 1,
                             "%s%% refaulted" % f(v["hot_refault_pct"], 2)))
-        if v and mr:
-            better = (float(v["hot_refault_pct"]) < float(mr["hot_refault_pct"]) and
-                      float(v["saved_kb"]) >= float(mr["saved_kb"]))
-            targets.append(("fewer mistakes than the memory.reclaim loop at equal saving",
-                            better, "vaddr %s%% for %s MiB, memory.reclaim %s%% for %s MiB" % (
-                                f(v["hot_refault_pct"], 2), f(float(v["saved_kb"]) / 1024),
-                                f(mr["hot_refault_pct"], 2), f(float(mr["saved_kb"]) / 1024))))
+        # the memory.reclaim loop at its gentlest step that saved at least as much as pageoutd
+        loops = sorted((r for m, r in end.items() if m.startswith("memory.reclaim")),
+                       key=lambda r: step_pct(r["method"]))
+        if v and loops:
+            eq = [r for r in loops if float(r["saved_kb"]) >= float(v["saved_kb"])]
+            if eq:
+                mr = eq[0]
+                targets.append(("fewer mistakes than the memory.reclaim loop at equal saving",
+                                float(v["hot_refault_pct"]) < float(mr["hot_refault_pct"]),
+                                "vaddr %s%% refaulted for %s MiB saved; %s (its gentlest step "
+                                "saving as much) %s%% for %s MiB" % (
+                                    f(v["hot_refault_pct"], 2), f(float(v["saved_kb"]) / 1024),
+                                    mr["method"], f(mr["hot_refault_pct"], 2),
+                                    f(float(mr["saved_kb"]) / 1024))))
+            else:
+                best = max(loops, key=lambda r: float(r["saved_kb"]))
+                targets.append(("fewer mistakes than the memory.reclaim loop at equal saving",
+                                False, "no loop step saved as much as vaddr's %s MiB (best: %s, "
+                                "%s MiB): not comparable in this run" % (
+                                    f(float(v["saved_kb"]) / 1024), best["method"],
+                                    f(float(best["saved_kb"]) / 1024))))
         md += ["### Apply cost (%s): pageoutd's madv_apply against raw process_madvise of the "
-               "same 1024 ranges, median of 5" % k, "",
-               "| advice | batch | raw | pageoutd | throughput ratio |", "|---|---|---|---|---|"]
+               "same 1024 ranges, 9 pairs in alternating order" % k, "",
+               "The ratio is raw time / pageoutd time (throughput), median of the pairs with "
+               "its quartiles; the raw-against-raw quartiles are this run's noise band.", "",
+               "| advice | batch | raw | pageoutd | throughput ratio | quartiles "
+               "| raw vs raw quartiles |", "|---|---|---|---|---|---|---|"]
         for r in apply:
-            md.append("| %s | %s | %s us | %s us | %s |" % (r["advice"], r["batch"], r["raw_us"],
-                                                          r["pageoutd_us"], f(r["ratio"], 3)))
+            md.append("| %s | %s | %s us | %s us | %s | %s-%s | %s-%s |" % (
+                r["advice"], r["batch"], r["raw_us"], r["pageoutd_us"], f(r["ratio"], 3),
+                f(r.get("ratio_q1"), 3), f(r.get("ratio_q3"), 3), f(r.get("raw_raw_q1"), 3),
+                f(r.get("raw_raw_q3"), 3)))
         md.append("")
         dflt = [r for r in apply if r["batch"] == "1024"]
         if dflt:
-            worst = min(float(r["ratio"]) for r in dflt)
+            worst = min(dflt, key=lambda r: float(r["ratio"]))
             targets.append(("apply throughput >= 0.95 x raw process_madvise (batch 1024, "
-                            "pageoutd's)", worst >= 0.95, "worst ratio %s" % f(worst, 3)))
+                            "pageoutd's)", float(worst["ratio"]) >= 0.95,
+                            "worst median ratio %s (%s; raw vs raw %s-%s)" % (
+                                f(worst["ratio"], 3), worst["advice"],
+                                f(worst.get("raw_raw_q1"), 3), f(worst.get("raw_raw_q3"), 3))))
         md += ["### Daemon cost (%s): the real pageoutd, 5 s cycles, vaddr policy over N "
                "processes" % k, "",
                "| processes | CPU per cycle | % of one CPU | RSS | kdamond CPU per cycle "
@@ -91,19 +122,55 @@ def main():
         by = {int(r["procs"]): r for r in scale}
         if 100 in by:
             pct = float(by[100]["cpu_pct_of_one"])
-            targets.append(("pageoutd CPU <= 1% of one CPU at 100 processes, 5 s cycle",
-                            pct <= 1, "%s%%" % f(pct, 3)))
+            kd = float(by[100]["kdamond_cpu_ms_per_cycle"])
+            md.append("Guest CPU under TCG includes the emulation and host descheduling: at 100 "
+                      "processes pageoutd used %s%% of one emulated CPU, %s x the kdamond's own "
+                      "CPU in the same cycles. The target is judged on the native figure below "
+                      "(bench/host/cycle)." % (f(pct, 2), f(float(by[100]["cpu_ms_per_cycle"]) /
+                                                           kd if kd else 0, 2)))
+            md.append("")
         top = 300 if 300 in by else 100 if 100 in by else 0
         if 10 in by and top and float(by[10]["cpu_ms_per_cycle"]) > 0:
             g = float(by[top]["cpu_ms_per_cycle"]) / float(by[10]["cpu_ms_per_cycle"])
-            targets.append(("growth in processes no worse than linear (10 -> %d: <= %dx)" %
-                            (top, top // 10), g <= top // 10, "%sx" % f(g, 1)))
+            targets.append(("growth in processes no worse than linear, guest (10 -> %d: <= %dx)"
+                            % (top, top // 10), g <= top // 10, "%sx" % f(g, 1)))
         md += ["### Targets (%s)" % k, "", "| target | met | figure |", "|---|---|---|"]
         for name, met, fig in targets:
             md.append("| %s | %s | %s |" % (name, "met" if met else "**not met**", fig))
         md.append("")
         if not qual:
             md.append("(no per-second quality data for %s)" % k)
+    host = rows(os.path.join(out, "host_scale.csv"))
+    md += ["## Daemon cost natively (bench/host/cycle on the machine that ran make bench)", "",
+           "The vaddr engine's real cycle over N real processes in a real cgroup, three DAMON "
+           "regions each (as the guest's kdamond gives them), against the emulated DAMON tree; "
+           "the emulator's own work (the kernel's, on a real machine) is timed apart and left "
+           "out. Mean over 20 cycles after 3 settling ones.", ""]
+    if host:
+        md += ["| processes | CPU per cycle | % of one CPU at a 5 s cycle | regions | DAMON "
+               "file operations per cycle |", "|---|---|---|---|---|"]
+        for r in host:
+            md.append("| %s | %s ms | %s%% | %s | %s |" % (
+                r["procs"], f(r["cpu_ms_per_cycle"], 2), f(r["cpu_pct_of_one"], 3),
+                r["regions"], r["io_per_cycle"]))
+        md.append("")
+        hb = {int(r["procs"]): r for r in host}
+        ht = []
+        if 100 in hb:
+            pct = float(hb[100]["cpu_pct_of_one"])
+            ht.append(("pageoutd CPU <= 1% of one CPU at 100 processes, 5 s cycle (native)",
+                       pct <= 1, "%s%%" % f(pct, 3)))
+        top = max(hb)
+        if 10 in hb and top > 10 and float(hb[10]["cpu_ms_per_cycle"]) > 0:
+            g = float(hb[top]["cpu_ms_per_cycle"]) / float(hb[10]["cpu_ms_per_cycle"])
+            ht.append(("growth in processes no worse than linear, native (10 -> %d: <= %dx)" %
+                       (top, top // 10), g <= top // 10, "%sx" % f(g, 1)))
+        md += ["| target | met | figure |", "|---|---|---|"]
+        for name, met, fig in ht:
+            md.append("| %s | %s | %s |" % (name, "met" if met else "**not met**", fig))
+        md.append("")
+    else:
+        md += ["(not run: bench/host/cycle needs root and a memory cgroup)", ""]
     with open(os.path.join(out, "README.md"), "w") as fo:
         fo.write("\n".join(md) + "\n")
     print("\n".join(md))

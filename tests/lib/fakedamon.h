@@ -23,6 +23,7 @@ struct fake_vregion {
 };
 
 #define FAKE_LOG_MAX 8192
+#define FAKE_VREGIONS_MAX 2048 /* bench/host/cycle: 3 regions for each of 300 processes */
 
 struct fakedamon {
 	char top[PATH_MAX];   /* the temporary directory */
@@ -42,7 +43,7 @@ struct fakedamon {
 	const char *fail_read_path; /* reads of paths containing this fail, */
 	int fail_read_err;	    /* with this -errno (a directory vanishing mid-read: ENOENT) */
 	unsigned nvr;
-	struct fake_vregion vr[256];
+	struct fake_vregion vr[FAKE_VREGIONS_MAX];
 	int next_kpid;
 	/* memcg_path P resolves when memcg_root/P is a directory (any path when empty) */
 	char memcg_root[PATH_MAX];
