@@ -238,6 +238,36 @@ static void reclaim_param(const char *name, const char *val)
 	write_file_at(AT_FDCWD, p, val);
 }
 
+/*
+ * A kdamond of the bench's own with one DAMOS pageout scheme s (filters set by the caller):
+ * the intervals tests/vm uses, nothing accessed in an aggregation, idle for MIN_AGE_S, no quota.
+ */
+static int damos_start(struct run *r, const char *ops, struct damon_target *t, unsigned nt,
+		       struct damon_scheme *s)
+{
+	struct damon_ctx c = { 0 };
+
+	str_copy(c.ops, sizeof(c.ops), ops);
+	c.sample_us = 5000;
+	c.aggr_us = 100000;
+	c.update_us = 1000000;
+	c.min_regions = 10;
+	c.max_regions = 1000;
+	str_copy(s->action, sizeof(s->action), "pageout");
+	damon_pattern_all(&s->pattern);
+	s->pattern.nr_accesses_max = 0;
+	s->pattern.age_min = MIN_AGE_S * 10;
+	c.nr_targets = nt;
+	c.targets = t;
+	c.nr_schemes = 1;
+	c.schemes = s;
+	if (damon_open(&r->d, VM_ADMIN, state_dir, NULL) < 0 || damon_acquire(&r->d) < 0 ||
+	    damon_write_ctx(&r->d, 0, &c) < 0 || damon_start(&r->d, 0) < 0)
+		return -1;
+	r->damon_on = true;
+	return 0;
+}
+
 static int method_start(enum method m, const struct workload *w, struct run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -261,40 +291,20 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
 		/* the kernel's own vaddr DAMOS pageout: the scheme damo would write */
 		struct damon_target t[NA];
 		struct damon_scheme s;
-		struct damon_ctx c = { 0 };
 
 		memset(t, 0, sizeof(t));
 		memset(&s, 0, sizeof(s));
-		str_copy(c.ops, sizeof(c.ops), "vaddr");
-		c.sample_us = 5000;
-		c.aggr_us = 100000;
-		c.update_us = 1000000;
-		c.min_regions = 10;
-		c.max_regions = 1000;
 		for (unsigned i = 0; i < NA; i++)
 			t[i].pid = w->a[i];
-		str_copy(s.action, sizeof(s.action), "pageout");
-		damon_pattern_all(&s.pattern);
-		s.pattern.nr_accesses_max = 0;
-		s.pattern.age_min = MIN_AGE_S * 10;
-		c.nr_targets = NA;
-		c.targets = t;
-		c.nr_schemes = 1;
-		c.schemes = &s;
-		if (damon_open(&r->d, VM_ADMIN, state_dir, NULL) < 0 || damon_acquire(&r->d) < 0 ||
-		    damon_write_ctx(&r->d, 0, &c) < 0 || damon_start(&r->d, 0) < 0)
-			return -1;
-		r->damon_on = true;
-		return 0;
+		return damos_start(r, "vaddr", t, NA, &s);
 	}
 	case M_DAMOS_PADDR: {
 		/*
 		 * the kernel's own paddr DAMOS pageout, the scheme damo would write: the System RAM
-		 * ranges, /bq-a's memcg only, anonymous pages only, idle for min_age, no quota
+		 * ranges, /bq-a's memcg only, anonymous pages only
 		 */
 		struct damon_target t = { 0 };
 		struct damon_scheme s;
-		struct damon_ctx c = { 0 };
 		char *iomem = NULL;
 		int n;
 
@@ -306,31 +316,13 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
 		if (n <= 0)
 			return -1;
 		t.nr_regions = (unsigned)n;
-		str_copy(c.ops, sizeof(c.ops), "paddr");
-		c.sample_us = 5000;
-		c.aggr_us = 100000;
-		c.update_us = 1000000;
-		c.min_regions = 10;
-		c.max_regions = 1000;
-		str_copy(s.action, sizeof(s.action), "pageout");
-		damon_pattern_all(&s.pattern);
-		s.pattern.nr_accesses_max = 0;
-		s.pattern.age_min = MIN_AGE_S * 10;
 		s.nr_filters = 2;
 		s.filters[0].type = DAMON_FILTER_MEMCG;
 		str_copy(s.filters[0].memcg_path, sizeof(s.filters[0].memcg_path), "/bq-a");
 		s.filters[0].matching = false; /* out: every page not of /bq-a */
 		s.filters[1].type = DAMON_FILTER_ANON;
 		s.filters[1].matching = false; /* out: every page not anonymous */
-		c.nr_targets = 1;
-		c.targets = &t;
-		c.nr_schemes = 1;
-		c.schemes = &s;
-		if (damon_open(&r->d, VM_ADMIN, state_dir, NULL) < 0 || damon_acquire(&r->d) < 0 ||
-		    damon_write_ctx(&r->d, 0, &c) < 0 || damon_start(&r->d, 0) < 0)
-			return -1;
-		r->damon_on = true;
-		return 0;
+		return damos_start(r, "paddr", &t, 1, &s);
 	}
 	case M_RECLAIM:
 		/* always on (watermarks off), 3 s minimum age, the module's default quotas */

@@ -33,6 +33,7 @@
 #include "pageoutd/log.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
+#include "../../tests/lib/cfgtext.h"
 #include "../../tests/lib/child.h"
 #include "../../tests/lib/fakedamon.h"
 
@@ -134,38 +135,19 @@ static int t_write(void *ctx, int dirfd, const char *path, const char *val)
 
 static struct cfg *load(const char *top, const char *state, const char *cgroup)
 {
-	struct cfg_errors errs = { 0 };
-	struct cfg *cfg = NULL;
-	char conf[PATH_MAX], dir[PATH_MAX], p[PATH_MAX + 16];
-	FILE *c;
+	char daemon[PATH_MAX + 64], policy[PATH_MAX + 128];
 
-	snprintf(dir, sizeof(dir), "%s/conf.d", top);
-	mkdir(dir, 0755);
-	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", top);
-	c = fopen(conf, "w");
-	if (!c)
-		return NULL;
-	fprintf(c, "[daemon]\ninterval = 5s\nstate_dir = %s\n", state);
-	fclose(c);
-	snprintf(p, sizeof(p), "%s/host.conf", dir);
-	c = fopen(p, "w");
-	if (!c)
-		return NULL;
+	snprintf(daemon, sizeof(daemon), "interval = 5s\nstate_dir = %s\n", state);
 	/*
 	 * the guest's bench scale policy, over file-backed memory (the host's swap is never used):
 	 * the page cache the children share is mapped by all of them, so MADV_PAGEOUT leaves it,
 	 * but every step up to and including the call is the same
 	 */
-	fprintf(c,
-		"[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 10s\nmax_access_rate = 0%%\n"
-		"memory = file\n",
-		cgroup);
-	fclose(c);
-	if (cfg_load(conf, dir, true, &cfg, &errs) < 0)
-		for (unsigned i = 0; i < errs.nr; i++)
-			fprintf(stderr, "cycle: %s\n", errs.msgs[i]);
-	cfg_errors_fini(&errs);
-	return cfg;
+	snprintf(policy, sizeof(policy),
+		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 10s\nmax_access_rate = 0%%\n"
+		 "memory = file\n",
+		 cgroup);
+	return cfgtext_load(top, daemon, policy);
 }
 
 static int one(const struct cgrp_root *cg, const char *mine, unsigned n)

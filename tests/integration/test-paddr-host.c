@@ -29,8 +29,9 @@
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
 #include "pageoutd/util.h"
-#include "../lib/fakedamon.h"
+#include "../lib/cfgtext.h"
 #include "../lib/child.h"
+#include "../lib/fakedamon.h"
 #include "../lib/tap.h"
 
 #define MIB (1024ull * 1024)
@@ -131,30 +132,16 @@ static void reap(pid_t c)
 
 static struct cfg *load(const char *top, const char *state, const char *proc, bool dry)
 {
-	struct cfg_errors errs = { 0 };
-	struct cfg *cfg = NULL;
-	char conf[PATH_MAX], dir[PATH_MAX], p[PATH_MAX + 16];
-	FILE *c;
+	char daemon[PATH_MAX * 2 + 96], policy[PATH_MAX + 128];
 
-	snprintf(dir, sizeof(dir), "%s/conf.d", top);
-	mkdir(dir, 0755);
-	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", top);
-	c = fopen(conf, "w");
-	fprintf(c, "[daemon]\ninterval = 1s\nstate_dir = %s\nproc_root = %s\ndry_run = %s\n", state,
-		proc, dry ? "yes" : "no");
-	fclose(c);
-	snprintf(p, sizeof(p), "%s/host.conf", dir);
-	c = fopen(p, "w");
-	fprintf(c,
-		"[policy]\ncgroup = %s/*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
-		"swap_reserve = 0%%\n",
-		base);
-	fclose(c);
-	if (cfg_load(conf, dir, true, &cfg, &errs) < 0)
-		for (unsigned i = 0; i < errs.nr; i++)
-			printf("# %s\n", errs.msgs[i]);
-	cfg_errors_fini(&errs);
-	return cfg;
+	snprintf(daemon, sizeof(daemon),
+		 "interval = 1s\nstate_dir = %s\nproc_root = %s\ndry_run = %s\n", state, proc,
+		 dry ? "yes" : "no");
+	snprintf(policy, sizeof(policy),
+		 "[policy]\ncgroup = %s/*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
+		 "swap_reserve = 0%%\n",
+		 base);
+	return cfgtext_load(top, daemon, policy);
 }
 
 /* a /proc with the files the engine reads besides cgroups: iomem and meminfo */

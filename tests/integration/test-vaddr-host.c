@@ -27,6 +27,7 @@
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 #include "../lib/fakedamon.h"
+#include "../lib/cfgtext.h"
 #include "../lib/child.h"
 #include "../lib/tap.h"
 
@@ -119,26 +120,10 @@ static void set_regions(struct fakedamon *f, const pid_t *pids)
 
 static struct cfg *load_policy(const char *top, const char *state, const char *policy)
 {
-	struct cfg_errors errs = { 0 };
-	struct cfg *cfg = NULL;
-	char conf[PATH_MAX], dir[PATH_MAX], p[PATH_MAX + 16];
-	FILE *c;
+	char daemon[PATH_MAX + 64];
 
-	snprintf(dir, sizeof(dir), "%s/conf.d", top);
-	mkdir(dir, 0755);
-	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", top);
-	c = fopen(conf, "w");
-	fprintf(c, "[daemon]\ninterval = 1s\nstate_dir = %s\n", state);
-	fclose(c);
-	snprintf(p, sizeof(p), "%s/host.conf", dir);
-	c = fopen(p, "w");
-	fputs(policy, c);
-	fclose(c);
-	if (cfg_load(conf, dir, true, &cfg, &errs) < 0)
-		for (unsigned i = 0; i < errs.nr; i++)
-			printf("# %s\n", errs.msgs[i]);
-	cfg_errors_fini(&errs);
-	return cfg;
+	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\n", state);
+	return cfgtext_load(top, daemon, policy);
 }
 
 /* Quota order: three cold regions of one child, a quota of 1 MiB: the coldest goes first. */

@@ -402,39 +402,52 @@ static int rebuild(struct fakedamon *f, const char *path, uint64_t n)
 	return 0;
 }
 
-/* Does region v pass scheme s's target filters and access pattern? */
-static bool scheme_tries(struct fakedamon *f, const char *s, const struct fake_vregion *v)
+/* A scheme's target filters and access pattern, read once for all regions (fill_tried). */
+#define VIEW_FILTERS 16
+struct scheme_view {
+	unsigned nt;
+	uint64_t target[VIEW_FILTERS];
+	bool matching[VIEW_FILTERS];
+	uint64_t sz_min, sz_max, acc_min, acc_max, age_min, age_max;
+};
+
+static void scheme_view(struct fakedamon *f, const char *s, struct scheme_view *w)
 {
 	const char *dirs[] = { "filters", "core_filters" };
 	char p[512];
 
+	memset(w, 0, sizeof(*w));
 	for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
 		uint64_t n = get_u64(f, P("%s/%s/nr_filters", s, dirs[d]));
 
-		for (uint64_t i = 0; i < n; i++) {
+		for (uint64_t i = 0; i < n && w->nt < VIEW_FILTERS; i++) {
 			char fb[384];
-			bool match, matching;
 
 			snprintf(fb, sizeof(fb), "%s/%s/%" PRIu64, s, dirs[d], i);
 			if (strcmp(fake_get(f, P("%s/type", fb)), "target"))
 				continue;
-			match = get_u64(f, P("%s/damon_target_idx", fb)) == v->target;
-			matching = fake_get(f, P("%s/matching", fb))[0] == 'Y';
-			/* before 6.14 and with allow=N: filtered out when match == matching */
-			if (match == matching)
-				return false;
+			w->target[w->nt] = get_u64(f, P("%s/damon_target_idx", fb));
+			w->matching[w->nt++] = fake_get(f, P("%s/matching", fb))[0] == 'Y';
 		}
 	}
-	if (v->end - v->start < get_u64(f, P("%s/access_pattern/sz/min", s)) ||
-	    v->end - v->start > get_u64(f, P("%s/access_pattern/sz/max", s)))
-		return false;
-	if (v->nr_accesses < get_u64(f, P("%s/access_pattern/nr_accesses/min", s)) ||
-	    v->nr_accesses > get_u64(f, P("%s/access_pattern/nr_accesses/max", s)))
-		return false;
-	if (v->age < get_u64(f, P("%s/access_pattern/age/min", s)) ||
-	    v->age > get_u64(f, P("%s/access_pattern/age/max", s)))
-		return false;
-	return true;
+	w->sz_min = get_u64(f, P("%s/access_pattern/sz/min", s));
+	w->sz_max = get_u64(f, P("%s/access_pattern/sz/max", s));
+	w->acc_min = get_u64(f, P("%s/access_pattern/nr_accesses/min", s));
+	w->acc_max = get_u64(f, P("%s/access_pattern/nr_accesses/max", s));
+	w->age_min = get_u64(f, P("%s/access_pattern/age/min", s));
+	w->age_max = get_u64(f, P("%s/access_pattern/age/max", s));
+}
+
+/* Does region v pass the scheme's target filters and access pattern? */
+static bool scheme_tries(const struct scheme_view *w, const struct fake_vregion *v)
+{
+	/* before 6.14 and with allow=N: filtered out when match == matching */
+	for (unsigned i = 0; i < w->nt; i++)
+		if ((w->target[i] == v->target) == w->matching[i])
+			return false;
+	return v->end - v->start >= w->sz_min && v->end - v->start <= w->sz_max &&
+	       v->nr_accesses >= w->acc_min && v->nr_accesses <= w->acc_max &&
+	       v->age >= w->age_min && v->age <= w->age_max;
 }
 
 static void fill_tried(struct fakedamon *f, const char *k)
@@ -446,15 +459,17 @@ static void fill_tried(struct fakedamon *f, const char *k)
 	for (uint64_t i = 0; i < ns; i++) {
 		unsigned j = 0;
 		uint64_t total = 0;
+		struct scheme_view w;
 
 		snprintf(s, sizeof(s), "%s/contexts/0/schemes/%" PRIu64, k, i);
 		snprintf(t, sizeof(t), "%s/tried_regions", s);
 		rm_children(f, t);
+		scheme_view(f, s, &w);
 		for (unsigned r = 0; r < f->nvr; r++) {
 			const struct fake_vregion *v = &f->vr[r];
 			char rb[400];
 
-			if (!scheme_tries(f, s, v))
+			if (!scheme_tries(&w, v))
 				continue;
 			snprintf(rb, sizeof(rb), "%s/%u", t, f->abi == FAKE_ABI_612 ? g : j);
 			g++;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cfgtext.h: a configuration from text, for the host tests and bench/host. cfgtext_load()
+ * writes TOP/pageoutd.conf ("[daemon]" and the daemon lines) and TOP/conf.d/host.conf (the
+ * policy, so the policy is named "host"), then loads them with cfg_load(). Each error is
+ * printed as a TAP comment. Returns the configuration, or NULL.
+ */
+#ifndef PAGEOUTD_TESTS_CFGTEXT_H
+#define PAGEOUTD_TESTS_CFGTEXT_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "pageoutd/config.h"
+
+static inline int cfgtext_put(const char *path, const char *head, const char *body)
+{
+	FILE *c = fopen(path, "w");
+
+	if (!c)
+		return -1;
+	fputs(head, c);
+	fputs(body, c);
+	return fclose(c);
+}
+
+static inline struct cfg *cfgtext_load(const char *top, const char *daemon, const char *policy)
+{
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	char conf[PATH_MAX], dir[PATH_MAX], p[PATH_MAX + 16];
+
+	snprintf(dir, sizeof(dir), "%s/conf.d", top);
+	mkdir(dir, 0755);
+	snprintf(conf, sizeof(conf), "%s/pageoutd.conf", top);
+	snprintf(p, sizeof(p), "%s/host.conf", dir);
+	if (cfgtext_put(conf, "[daemon]\n", daemon) < 0 || cfgtext_put(p, "", policy) < 0) {
+		printf("# cannot write %s or %s\n", conf, p);
+		return NULL;
+	}
+	if (cfg_load(conf, dir, true, &cfg, &errs) < 0)
+		for (unsigned i = 0; i < errs.nr; i++)
+			printf("# %s\n", errs.msgs[i]);
+	cfg_errors_fini(&errs);
+	return cfg;
+}
+
+#endif
