@@ -120,13 +120,40 @@ def main():
                 r["kdamond_cpu_ms_per_cycle"], r["snapshot_ms"], r["regions"]))
         md.append("")
         by = {int(r["procs"]): r for r in scale}
+        # the emulation factor: bench/host/cycle's CPU per cycle in this guest over the same
+        # program's natively (run.sh runs it in both places)
+        host = {int(r["procs"]): r for r in rows(os.path.join(out, "host_scale.csv"))}
+        calib = {}
+        for r in rows(os.path.join(out, "calib-%s.csv" % k)):
+            n = int(r["procs"])
+            if n in host and float(host[n]["cpu_ms_per_cycle"]) > 0:
+                calib[n] = (float(r["cpu_ms_per_cycle"]),
+                            float(host[n]["cpu_ms_per_cycle"]))
+        if calib:
+            md += ["Emulation factor: bench/host/cycle (pageoutd's vaddr cycle over the emulated "
+                   "DAMON tree) run in this guest and natively in the same make bench:", "",
+                   "| processes | CPU per cycle in the guest | natively | factor |",
+                   "|---|---|---|---|"]
+            for n in sorted(calib):
+                g, h = calib[n]
+                md.append("| %d | %s ms | %s ms | %sx |" % (n, f(g, 2), f(h, 2), f(g / h, 0)))
+            md.append("")
+        if 100 in by and calib:
+            fac = calib[max(calib)][0] / calib[max(calib)][1]
+            est = float(by[100]["cpu_ms_per_cycle"]) / fac
+            targets.append(("pageoutd CPU <= 1%% of one CPU at 100 processes, 5 s cycle "
+                            "(the real daemon on the real kernel, guest CPU / the factor at %d)"
+                            % max(calib), est / 5000 * 100 <= 1,
+                            "%s ms / %sx = %s ms per cycle, %s%% (estimate)" % (
+                                by[100]["cpu_ms_per_cycle"], f(fac, 0), f(est, 1),
+                                f(est / 5000 * 100, 3))))
         if 100 in by:
             pct = float(by[100]["cpu_pct_of_one"])
             kd = float(by[100]["kdamond_cpu_ms_per_cycle"])
             md.append("Guest CPU under TCG includes the emulation and host descheduling: at 100 "
                       "processes pageoutd used %s%% of one emulated CPU, %s x the kdamond's own "
-                      "CPU in the same cycles. The target is judged on the native figure below "
-                      "(bench/host/cycle)." % (f(pct, 2), f(float(by[100]["cpu_ms_per_cycle"]) /
+                      "CPU in the same cycles. The target is judged on that figure divided by the "
+                      "emulation factor, and on the native figure at the end (bench/host/cycle)." % (f(pct, 2), f(float(by[100]["cpu_ms_per_cycle"]) /
                                                            kd if kd else 0, 2)))
             md.append("")
         top = 300 if 300 in by else 100 if 100 in by else 0
