@@ -183,6 +183,60 @@ static void quota_order(const struct cgrp_root *cg, const char *mine, const char
 	fake_free(f);
 }
 
+/*
+ * A region that DAMON never split: the end of one mapping, the hole after it and the first
+ * 64 KiB of the next one (a hot set's edge beside a cold area). Its "no access" holds for the
+ * first mapping's piece, on which about half of DAMON's samples fell, not for the 64 KiB that
+ * got one in thirty: that piece waits, counted as sparse.
+ */
+static void edge_piece(const struct cgrp_root *cg, const char *mine, const char *procs, int fd)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	struct vaddr *v = NULL;
+	struct cfg *cfg;
+	char pol[PATH_MAX + 256];
+	pid_t c;
+
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 1s\nmax_access_rate = 0%%\n"
+		 "memory = file\nquota = none\n",
+		 mine);
+	cfg = load_policy(f->top, f->state_dir, pol);
+	c = child(0, procs, false);
+	ok(cfg && c > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+		   damon_acquire(&d) == 0 && vaddr_new(&v, cfg, &d, cg) == 0,
+	   "an engine for the edge of a mapping");
+	if (!v)
+		return;
+	vaddr_cycle(v);
+	f->nvr = 0;
+	f->vr[f->nvr++] =
+		(struct fake_vregion){ 0, BASE(0) + MIB, BASE(0) + 3 * MIB + 64 * 1024, 0, 100 };
+	usleep(1100000);
+	vaddr_cycle(v);
+	vaddr_cycle(v);
+	{
+		unsigned a = resident(fd, MIB, MIB), e = resident(fd, 3 * MIB, 64 * 1024);
+		const struct vaddr_policy_stats *ps = vaddr_policy_stats(v, "host");
+
+		printf("# resident: the first mapping's piece %u/256, the next one's 64 KiB "
+		       "%u/16\n",
+		       a, e);
+		ok(a == 0, "the piece most samples fell on is paged out");
+		ok(e == 16 && ps->skipped_total[SKIP_SPARSE] >= 64 * 1024,
+		   "the next mapping's 64 KiB in the same region is left alone, counted as sparse");
+	}
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	vaddr_free(v);
+	damon_release(&d);
+	damon_close(&d);
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 int main(void)
 {
 	struct fakedamon *f = fake_new(FAKE_ABI_612);
@@ -303,6 +357,7 @@ int main(void)
 	kill(pids[1], SIGKILL);
 	waitpid(pids[1], NULL, 0);
 	quota_order(&cg, mine, procs, fd);
+	edge_piece(&cg, mine, procs, fd);
 	close(fd);
 	unlink(file);
 	if (made) {
