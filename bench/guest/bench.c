@@ -36,6 +36,14 @@
 #define COLD_MB 32
 #define HOT_MB 8
 #define NA 3 /* processes in /bq-a, the reclaimed cgroup */
+
+/*
+ * The cgroups of the method being measured: /bq-a-N and /bq-b-N, new names for each method.
+ * DAMON resolves a memcg_path to the first memcg of that name, a removed one still holding
+ * swap entries included: with one /bq-a re-created for every method, both paddr methods
+ * reclaimed 0 kB on 6.12 after the vaddr methods had swapped.
+ */
+static char cg_a[32] = "/bq-a", cg_b[32] = "/bq-b";
 #define MIN_AGE_S 3
 
 static const char *conf_dir = "/tmp/bench-conf";
@@ -120,12 +128,12 @@ struct workload {
 
 static void workload_start(struct workload *w)
 {
-	struct proc_args pa[NA], pb = { "/bq-b", COLD_MB * MIB, HOT_MB * MIB, false, 0 };
+	struct proc_args pa[NA], pb = { cg_b, COLD_MB * MIB, HOT_MB * MIB, false, 0 };
 
-	vm_cg_make("/bq-a");
-	vm_cg_make("/bq-b");
+	vm_cg_make(cg_a);
+	vm_cg_make(cg_b);
 	for (unsigned i = 0; i < NA; i++) {
-		pa[i] = (struct proc_args){ "/bq-a", COLD_MB * MIB, HOT_MB * MIB, i == NA - 1, 0 };
+		pa[i] = (struct proc_args){ cg_a, COLD_MB * MIB, HOT_MB * MIB, i == NA - 1, 0 };
 		w->a[i] = child_fork(proc_setup, proc_run, &pa[i]);
 	}
 	w->b = child_fork(proc_setup, proc_run, &pb);
@@ -133,7 +141,7 @@ static void workload_start(struct workload *w)
 	for (unsigned i = 0; i < NA; i++)
 		w->majflt0[i] = vm_majflt(w->a[i]);
 	w->majflt0[NA] = vm_majflt(w->b);
-	w->cur0 = vm_cg_u64("/bq-a", "memory.current");
+	w->cur0 = vm_cg_u64(cg_a, "memory.current");
 }
 
 static void workload_stop(struct workload *w)
@@ -142,8 +150,8 @@ static void workload_stop(struct workload *w)
 		vm_reap(w->a[i]);
 	vm_reap(w->b);
 	vm_sleep_ms(300);
-	vm_cg_remove("/bq-a");
-	vm_cg_remove("/bq-b");
+	vm_cg_remove(cg_a);
+	vm_cg_remove(cg_b);
 }
 
 struct sample {
@@ -154,7 +162,7 @@ struct sample {
 static void sample(const struct workload *w, struct sample *s)
 {
 	long cold = 0, hot = 0, flt = 0;
-	uint64_t cur = vm_cg_u64("/bq-a", "memory.current");
+	uint64_t cur = vm_cg_u64(cg_a, "memory.current");
 
 	for (unsigned i = 0; i < NA; i++) {
 		long c = vm_area_swap_kb(w->a[i], COLD_ADDR),
@@ -187,6 +195,15 @@ static void put_conf(const char *policy)
 	vm_put(p, buf);
 	snprintf(p, sizeof(p), "%s/conf.d/bench.conf", conf_dir);
 	vm_put(p, policy);
+}
+
+/* the policy "bench" over this method's cgroup: the lines after "cgroup =" */
+static void put_policy(const char *rest)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "[policy]\ncgroup = %s\n%s", cg_a, rest);
+	put_conf(buf);
 }
 
 static pid_t daemon_start(void)
@@ -278,13 +295,13 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
 	case M_MEMRECLAIM10:
 		return 0;
 	case M_VADDR:
-		put_conf("[policy]\ncgroup = /bq-a\nengine = vaddr\nmin_age = 3s\n"
-			 "max_access_rate = 0%\nmemory = anon\nquota = 1G/1s\n");
+		put_policy("engine = vaddr\nmin_age = 3s\nmax_access_rate = 0%\nmemory = anon\n"
+			   "quota = 1G/1s\n");
 		r->daemon = daemon_start();
 		return r->daemon > 0 ? 0 : -1;
 	case M_PADDR:
-		put_conf("[policy]\ncgroup = /bq-a\nengine = paddr\nmin_age = 3s\n"
-			 "memory = anon\nquota = 256M/1s\nquota_time = 500ms\n");
+		put_policy("engine = paddr\nmin_age = 3s\nmemory = anon\nquota = 256M/1s\n"
+			   "quota_time = 500ms\n");
 		r->daemon = daemon_start();
 		return r->daemon > 0 ? 0 : -1;
 	case M_DAMOS: {
@@ -318,8 +335,8 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
 		t.nr_regions = (unsigned)n;
 		s.nr_filters = 2;
 		s.filters[0].type = DAMON_FILTER_MEMCG;
-		str_copy(s.filters[0].memcg_path, sizeof(s.filters[0].memcg_path), "/bq-a");
-		s.filters[0].matching = false; /* out: every page not of /bq-a */
+		str_copy(s.filters[0].memcg_path, sizeof(s.filters[0].memcg_path), cg_a);
+		s.filters[0].matching = false; /* out: every page not of cg_a */
 		s.filters[1].type = DAMON_FILTER_ANON;
 		s.filters[1].matching = false; /* out: every page not anonymous */
 		return damos_start(r, "paddr", &t, 1, &s);
@@ -342,17 +359,18 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
  * while the cgroup's memory PSI is above 1% */
 static void memreclaim_tick(unsigned pct)
 {
-	uint64_t cur = vm_cg_u64("/bq-a", "memory.current");
+	uint64_t cur = vm_cg_u64(cg_a, "memory.current");
 	struct cgrp_root cg;
 	struct cgrp_psi psi;
-	char v[32];
+	char v[32], p[96];
 
 	if (cur == UINT64_MAX)
 		return;
-	if (cgrp_init(&cg) == 0 && cgrp_pressure(&cg, "/bq-a", &psi) == 0 && psi.some_avg10 > 1.0)
+	if (cgrp_init(&cg) == 0 && cgrp_pressure(&cg, cg_a, &psi) == 0 && psi.some_avg10 > 1.0)
 		return;
 	snprintf(v, sizeof(v), "%" PRIu64, cur / 100 * pct);
-	write_file_at(AT_FDCWD, VM_CGROOT "/bq-a/memory.reclaim", v);
+	snprintf(p, sizeof(p), VM_CGROOT "%s/memory.reclaim", cg_a);
+	write_file_at(AT_FDCWD, p, v);
 }
 
 static void method_stop(enum method m, struct run *r)
@@ -385,6 +403,8 @@ static int quality(unsigned secs, int argc, char **argv)
 			chosen = chosen || !strcmp(argv[i], method_name[m]);
 		if (!chosen)
 			continue;
+		snprintf(cg_a, sizeof(cg_a), "/bq-a-%d", (int)m);
+		snprintf(cg_b, sizeof(cg_b), "/bq-b-%d", (int)m);
 		workload_start(&w);
 		if (method_start(m, &w, &r) < 0) {
 			printf("# %s: could not start (%s)\n", method_name[m], strerror(errno));
