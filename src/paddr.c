@@ -169,7 +169,14 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 	s->weight_sz = 0;
 	s->weight_nr_accesses = 0;
 	s->weight_age = 0;
-	if (f->goal_metric && p->pressure_limit) {
+	/*
+	 * A PSI goal only where the kernel has the temporal tuner (7.1+): the full quota while
+	 * stall time is below the target, none above it. The only tuner of 6.9 to 7.0 (consist)
+	 * starts at one byte and doubles each interval, and starts again after every commit: in
+	 * the 6.12 guest bench 26 s passed before it allowed the first page. There pageoutd
+	 * scales the quota from PSI itself, as before 6.9.
+	 */
+	if (f->goal_metric && f->goal_tuner && p->pressure_limit) {
 		/* µs of "some" memory stall per reset interval that the kernel aims at */
 		uint64_t t =
 			(uint64_t)p->pressure_limit * s->quota_reset_ms * USEC_PER_MSEC / PPM_ONE;
@@ -177,13 +184,7 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 		s->nr_goals = 1;
 		str_copy(s->goals[0].metric, sizeof(s->goals[0].metric), "some_mem_psi_us");
 		s->goals[0].target_value = t ? t : 1;
-		/*
-		 * 7.1+: the temporal tuner gives the full quota while stall time is below the
-		 * target and none above it. The default (consist) tuner starts at one byte and
-		 * doubles each interval, and starts again from there after every commit.
-		 */
-		if (f->goal_tuner)
-			str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
+		str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
 	}
 	if (p->min_free) {
 		uint64_t pm = p->min_free / 1000;
@@ -283,13 +284,14 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 		paddr_free(p);
 		return r;
 	}
-	p->s.goals = d->feat.goal_metric;
+	p->s.goals = d->feat.goal_metric && d->feat.goal_tuner;
 	if (cgrp_of_pid(getpid(), p->self_cg, sizeof(p->self_cg)) < 0)
 		p->self_cg[0] = '\0';
 	log_notice("paddr: the kernel reclaims and re-checks references; quotas %s",
 		   p->s.goals ? "tuned by the kernel toward each policy's pressure_limit "
 				"(some_mem_psi_us goal)"
-			      : "scaled by pageoutd from each cgroup's PSI (no goal metrics here)");
+			      : "scaled by pageoutd from each cgroup's PSI (no temporal goal tuner "
+				"here)");
 	*ret = p;
 	return 0;
 }
