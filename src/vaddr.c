@@ -194,6 +194,37 @@ void vma_list_fini(struct vma_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret, unsigned max)
+{
+	unsigned n = 0;
+
+	/* insertion by size into ret[0..n), the largest first; then back to address order */
+	for (size_t i = 0; i < vmas->nr && max; i++) {
+		uint64_t sz = vmas->v[i].end - vmas->v[i].start;
+		unsigned k;
+
+		/* [vsyscall] and anything else in the kernel half is not DAMON's to watch */
+		if (!sz || vmas->v[i].start >= 0xffff800000000000ULL)
+			continue;
+		if (n == max && sz <= ret[n - 1].end - ret[n - 1].start)
+			continue;
+		k = n < max ? n++ : n - 1;
+		while (k > 0 && ret[k - 1].end - ret[k - 1].start < sz) {
+			ret[k] = ret[k - 1];
+			k--;
+		}
+		ret[k] = (struct damon_range){ vmas->v[i].start, vmas->v[i].end };
+	}
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned k = i; k > 0 && ret[k - 1].start > ret[k].start; k--) {
+			struct damon_range x = ret[k];
+
+			ret[k] = ret[k - 1];
+			ret[k - 1] = x;
+		}
+	return n;
+}
+
 static bool flags_locked(const char *flags)
 {
 	/* VmFlags: two-letter words; lo locked, ht hugetlb, pf PFN map, io I/O mapping */
@@ -307,6 +338,7 @@ struct vtarget {
 	uint64_t prev_us;	    /* when prev was taken */
 	struct vrange_list seen;    /* its regions (age in intervals) when the clock was read */
 	uint64_t seen_us;
+	bool seeded; /* DAMON has it at this index (vaddr_seed_regions given once) */
 };
 
 struct vpolicy {
@@ -341,6 +373,7 @@ struct vaddr {
 	struct vskip *skip;
 	size_t nskip;
 	bool running, dirty, feature_warned;
+	unsigned seed_refused;		  /* EINVAL answers to writes with seeded regions */
 	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
 	struct vaddr_stats s;
@@ -630,6 +663,7 @@ static void targets_compact(struct vaddr *v)
 			v->t[i] = v->t[v->nt - 1];
 			/* its regions carry another process's history until DAMON updates them */
 			target_forget(&v->t[i]);
+			v->t[i].seeded = false;
 		}
 		v->nt--;
 		v->dirty = true;
@@ -712,12 +746,36 @@ static void sync_targets(struct vaddr *v)
 	free(owner);
 }
 
+/*
+ * The first regions of target t (vaddr_seed_regions), as many per target as keep all targets'
+ * seeds within half of max_regions (DAMON splits only below that); none when fewer than three
+ * fit, or when its maps cannot be read (DAMON then starts it the usual way). Returns the count.
+ */
+static unsigned seed_target(const struct vaddr *v, const struct vtarget *vt, struct damon_target *t)
+{
+	uint64_t per = v->cfg->damon.max_regions / (2 * (v->nt ? v->nt : 1));
+	struct vma_list vmas = { 0 };
+	char *maps = NULL;
+
+	t->nr_regions = 0;
+	if (per < 3)
+		return 0;
+	if (per > DAMON_TARGET_REGIONS_MAX)
+		per = DAMON_TARGET_REGIONS_MAX;
+	if (read_file_alloc_at(vt->procfd, "maps", &maps) >= 0 && vma_parse_smaps(maps, &vmas) == 0)
+		t->nr_regions = vaddr_seed_regions(&vmas, t->regions, (unsigned)per);
+	free(maps);
+	vma_list_fini(&vmas);
+	return t->nr_regions;
+}
+
 /* Write the context (one stat scheme per target) and start or commit it. */
 static int sync_damon(struct vaddr *v)
 {
 	struct damon_target *t;
 	struct damon_scheme *s;
 	struct damon_ctx c = { 0 };
+	unsigned seeds = 0;
 	int r;
 
 	if (!v->dirty && (v->running || !v->nt))
@@ -752,6 +810,9 @@ static int sync_damon(struct vaddr *v)
 	c.max_regions = v->cfg->damon.max_regions;
 	for (size_t i = 0; i < v->nt; i++) {
 		t[i].pid = v->t[i].pid;
+		/* a target new to DAMON (or to its index) starts with a region per large VMA */
+		if ((!v->running || !v->t[i].seeded) && v->seed_refused < 2)
+			seeds += seed_target(v, &v->t[i], &t[i]);
 		str_copy(s[i].action, sizeof(s[i].action), "stat");
 		damon_pattern_all(&s[i].pattern);
 		if (v->nt > 1) {
@@ -781,6 +842,12 @@ static int sync_damon(struct vaddr *v)
 	}
 	free(t);
 	free(s);
+	if (r == 0)
+		for (size_t i = 0; i < v->nt; i++)
+			v->t[i].seeded = true;
+	if (r == -EINVAL && seeds && ++v->seed_refused == 2)
+		log_notice("vaddr: DAMON refused the seeded monitoring regions twice; new targets "
+			   "start with DAMON's own regions from now on");
 	if (r == -ESRCH || r == -EINVAL) {
 		/* a target exited between the check and the write: the next cycle drops it */
 		log_rl(LOG_INFO, "vaddr: DAMON refused the targets (%s); retrying next cycle",

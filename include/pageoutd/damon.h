@@ -94,10 +94,12 @@ struct damon_range {
 	uint64_t start, end;
 };
 
+#define DAMON_TARGET_REGIONS_MAX 16
+
 struct damon_target {
 	pid_t pid;	     /* vaddr; ignored by paddr */
-	unsigned nr_regions; /* explicit monitoring regions (paddr needs one) */
-	struct damon_range regions[2];
+	unsigned nr_regions; /* explicit monitoring regions (paddr needs one; vaddr seeds) */
+	struct damon_range regions[DAMON_TARGET_REGIONS_MAX];
 };
 
 struct damon_ctx {

@@ -51,6 +51,16 @@ struct vma_list {
 	struct vma *v;
 };
 
+/*
+ * vaddr_seed_regions: the first monitoring regions of a new DAMON target, from its VMAs
+ * (sorted, as /proc/PID/maps lists them): the max largest VMAs, each a region of its own, in
+ * address order. DAMON starts a vaddr target with three regions around the two largest gaps
+ * of the address space and needs many aggregation intervals of random splits before a cold
+ * mapping next to a hot one (or a hole) stands alone; a region per VMA starts it there, and
+ * DAMON fills the gaps at its next update. Returns the count (0 with max < 1).
+ */
+unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret, unsigned max);
+
 /* Pure helpers, exposed for tests. */
 int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
 		uint64_t age_us);

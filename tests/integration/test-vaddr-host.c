@@ -211,6 +211,28 @@ static void edge_piece(const struct cgrp_root *cg, const char *mine, const char 
 	if (!v)
 		return;
 	vaddr_cycle(v);
+	{
+		unsigned n = (unsigned)atoi(
+			fake_get(f, "kdamonds/0/contexts/0/targets/0/regions/nr_regions"));
+		bool a = false, b = false;
+
+		for (unsigned k = 0; k < n; k++) {
+			char p[128];
+			unsigned long long s0, e0;
+
+			snprintf(p, sizeof(p), "kdamonds/0/contexts/0/targets/0/regions/%u/start",
+				 k);
+			s0 = strtoull(fake_get(f, p), NULL, 10);
+			snprintf(p, sizeof(p), "kdamonds/0/contexts/0/targets/0/regions/%u/end", k);
+			e0 = strtoull(fake_get(f, p), NULL, 10);
+			a = a || (s0 == BASE(0) && e0 == BASE(0) + 2 * MIB);
+			b = b || (s0 == BASE(0) + 3 * MIB && e0 == BASE(0) + 8 * MIB);
+		}
+		ok(n >= 2 && n <= DAMON_TARGET_REGIONS_MAX && a && b,
+		   "the new target starts with a DAMON region per large mapping (%u regions, both "
+		   "of its data mappings among them)",
+		   n);
+	}
 	f->nvr = 0;
 	f->vr[f->nvr++] =
 		(struct fake_vregion){ 0, BASE(0) + MIB, BASE(0) + 3 * MIB + 64 * 1024, 0, 100 };

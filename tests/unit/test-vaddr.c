@@ -364,9 +364,37 @@ static void clock(void)
 	vrange_list_fini(&prev);
 }
 
+/* The first regions of a new target: the largest VMAs, each its own region, in address order. */
+static void seeds(void)
+{
+	struct vma v[] = { { 0x1000, 0x3000, VMA_ANON },
+			   { 0x3000, 0x103000, VMA_ANON },   /* 1 MiB, cold, beside ... */
+			   { 0x103000, 0x123000, VMA_ANON }, /* ... 128 KiB hot */
+			   { 0x200000, 0x201000, VMA_FILE },
+			   { 0x7e0000000000ULL, 0x7e0002000000ULL, VMA_ANON }, /* 32 MiB */
+			   { 0x7ffd00000000ULL, 0x7ffd00011000ULL, VMA_ANON }, /* 68 KiB stack */
+			   { 0xffffffffff600000ULL, 0xffffffffff601000ULL, VMA_FILE } };
+	struct vma_list l = { sizeof(v) / sizeof(v[0]), sizeof(v) / sizeof(v[0]), v };
+	struct damon_range r[DAMON_TARGET_REGIONS_MAX];
+	unsigned n = vaddr_seed_regions(&l, r, 3);
+
+	is_int(n, 3, "seeds: three of seven VMAs");
+	ok(n == 3 && r[0].start == 0x3000 && r[0].end == 0x103000 && r[1].start == 0x103000 &&
+		   r[1].end == 0x123000 && r[2].start == 0x7e0000000000ULL,
+	   "seeds: the three largest (1 MiB, 128 KiB, 32 MiB) in address order, the two "
+	   "adjacent ones apart");
+	n = vaddr_seed_regions(&l, r, DAMON_TARGET_REGIONS_MAX);
+	is_int(n, 6, "seeds: every VMA of the user half when they fit ([vsyscall] never)");
+	for (unsigned i = 1; i < n; i++)
+		if (r[i - 1].end > r[i].start)
+			ok(false, "seeds: sorted and apart at %u", i);
+	is_int(vaddr_seed_regions(&l, r, 0), 0, "seeds: none asked, none given");
+}
+
 int main(void)
 {
 	ranges();
+	seeds();
 	clock();
 	vmas();
 	policy();
