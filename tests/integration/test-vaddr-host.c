@@ -126,28 +126,60 @@ static struct cfg *load_policy(const char *top, const char *state, const char *p
 	return cfgtext_load(top, daemon, policy);
 }
 
+/* A second engine on a 7.2 tree for one child (child 0's mappings) and one policy. */
+struct rig {
+	struct fakedamon *f;
+	struct damon_io io;
+	struct damon d;
+	struct vaddr *v;
+	struct cfg *cfg;
+	pid_t c;
+};
+
+/* rig_up: the tree, the policy over mine (rest: its lines after engine = vaddr), the child,
+ * the engine; one test line named what. false (and nothing to take down) when it failed. */
+static bool rig_up(struct rig *g, const struct cgrp_root *cg, const char *mine, const char *procs,
+		   const char *rest, const char *what)
+{
+	char pol[PATH_MAX + 256];
+	bool up;
+
+	memset(g, 0, sizeof(*g));
+	g->f = fake_new(FAKE_ABI_72);
+	g->io = fake_io(g->f);
+	snprintf(pol, sizeof(pol), "[policy]\ncgroup = %s\nengine = vaddr\n%s", mine, rest);
+	g->cfg = load_policy(g->f->top, g->f->state_dir, pol);
+	g->c = child(0, procs, false);
+	up = g->cfg && g->c > 0 && damon_open(&g->d, g->f->admin, g->f->state_dir, &g->io) == 0 &&
+	     damon_acquire(&g->d) == 0 && vaddr_new(&g->v, g->cfg, &g->d, cg) == 0;
+	ok(up, "%s", what);
+	return g->v != NULL;
+}
+
+static void rig_down(struct rig *g)
+{
+	kill(g->c, SIGKILL);
+	waitpid(g->c, NULL, 0);
+	vaddr_free(g->v);
+	damon_release(&g->d);
+	damon_close(&g->d);
+	cfg_free(g->cfg);
+	fake_free(g->f);
+}
+
 /* Quota order: three cold regions of one child, a quota of 1 MiB: the coldest goes first. */
 static void quota_order(const struct cgrp_root *cg, const char *mine, const char *procs, int fd)
 {
-	struct fakedamon *f = fake_new(FAKE_ABI_72);
-	struct damon_io io = fake_io(f);
-	struct damon d;
-	struct vaddr *v = NULL;
-	struct cfg *cfg;
-	char pol[PATH_MAX + 256];
-	pid_t c;
+	struct rig g;
+	struct fakedamon *f;
+	struct vaddr *v;
 
-	snprintf(pol, sizeof(pol),
-		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 1s\nmax_access_rate = 50%%\n"
-		 "memory = file\nquota = 1M/10m\n",
-		 mine);
-	cfg = load_policy(f->top, f->state_dir, pol);
-	c = child(0, procs, false);
-	ok(cfg && c > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
-		   damon_acquire(&d) == 0 && vaddr_new(&v, cfg, &d, cg) == 0,
-	   "a second engine (7.2 tree), quota 1 MiB, accesses up to 50%% count as cold");
-	if (!v)
+	if (!rig_up(&g, cg, mine, procs,
+		    "min_age = 1s\nmax_access_rate = 50%\nmemory = file\nquota = 1M/10m\n",
+		    "a second engine (7.2 tree), quota 1 MiB, accesses up to 50% count as cold"))
 		return;
+	f = g.f;
+	v = g.v;
 	vaddr_cycle(v);
 	f->nvr = 0;
 	f->vr[f->nvr++] = (struct fake_vregion){ 0, BASE(0), BASE(0) + MIB, 2, 100 };
@@ -174,13 +206,7 @@ static void quota_order(const struct cgrp_root *cg, const char *mine, const char
 			   ps->skipped_total[SKIP_SPARSE] >= 4 * MIB,
 		   "a mostly unmapped region's mapped part is left alone and counted as sparse");
 	}
-	kill(c, SIGKILL);
-	waitpid(c, NULL, 0);
-	vaddr_free(v);
-	damon_release(&d);
-	damon_close(&d);
-	cfg_free(cfg);
-	fake_free(f);
+	rig_down(&g);
 }
 
 /*
@@ -191,25 +217,16 @@ static void quota_order(const struct cgrp_root *cg, const char *mine, const char
  */
 static void edge_piece(const struct cgrp_root *cg, const char *mine, const char *procs, int fd)
 {
-	struct fakedamon *f = fake_new(FAKE_ABI_72);
-	struct damon_io io = fake_io(f);
-	struct damon d;
-	struct vaddr *v = NULL;
-	struct cfg *cfg;
-	char pol[PATH_MAX + 256];
-	pid_t c;
+	struct rig g;
+	struct fakedamon *f;
+	struct vaddr *v;
 
-	snprintf(pol, sizeof(pol),
-		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 1s\nmax_access_rate = 0%%\n"
-		 "memory = file\nquota = none\n",
-		 mine);
-	cfg = load_policy(f->top, f->state_dir, pol);
-	c = child(0, procs, false);
-	ok(cfg && c > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
-		   damon_acquire(&d) == 0 && vaddr_new(&v, cfg, &d, cg) == 0,
-	   "an engine for the edge of a mapping");
-	if (!v)
+	if (!rig_up(&g, cg, mine, procs,
+		    "min_age = 1s\nmax_access_rate = 0%\nmemory = file\nquota = none\n",
+		    "an engine for the edge of a mapping"))
 		return;
+	f = g.f;
+	v = g.v;
 	vaddr_cycle(v);
 	{
 		unsigned n = (unsigned)atoi(
@@ -250,13 +267,7 @@ static void edge_piece(const struct cgrp_root *cg, const char *mine, const char 
 		ok(e == 16 && ps->skipped_total[SKIP_SPARSE] >= 64 * 1024,
 		   "the next mapping's 64 KiB in the same region is left alone, counted as sparse");
 	}
-	kill(c, SIGKILL);
-	waitpid(c, NULL, 0);
-	vaddr_free(v);
-	damon_release(&d);
-	damon_close(&d);
-	cfg_free(cfg);
-	fake_free(f);
+	rig_down(&g);
 }
 
 int main(void)
