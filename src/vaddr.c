@@ -146,6 +146,18 @@ int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev
 	return 0;
 }
 
+void vrange_rescale(struct vrange_list *l, uint64_t from, uint64_t to, uint64_t cap_us)
+{
+	if (!from || from == to)
+		return;
+	for (size_t i = 0; i < l->nr; i++) {
+		double a = (double)l->r[i].age_us * (double)to / (double)from;
+		uint64_t v = a >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)a;
+
+		l->r[i].age_us = v < cap_us ? v : cap_us;
+	}
+}
+
 uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n)
 {
 	uint32_t best = 0;
@@ -336,6 +348,7 @@ struct vtarget {
 	struct vrange_list prev;    /* candidates of the previous snapshot */
 	struct vrange_list advised; /* advised and cold ever since */
 	uint64_t prev_us;	    /* when prev was taken */
+	uint64_t prev_clock;	    /* the interval prev's ages were counted in */
 	struct vrange_list seen;    /* its regions (age in intervals) when the clock was read */
 	uint64_t seen_us;
 	bool seeded; /* DAMON has it at this index (vaddr_seed_regions given once) */
@@ -525,6 +538,7 @@ static void target_forget(struct vtarget *t)
 	t->since_us = now_usec();
 	t->prev.nr = 0;
 	t->prev_us = 0;
+	t->prev_clock = 0;
 	t->seen.nr = 0;
 }
 
@@ -1033,6 +1047,13 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		/* a quarter of the wall time: what the measured clock (read_clock) still misses */
 		uint64_t gain = t->prev_us ? (now - t->prev_us) / 4 : 0, turned = 0, both;
 
+		/*
+		 * Ages are compared in one clock: when the measured interval fell since the last
+		 * snapshot, every age counted now would look younger than the same region's then,
+		 * and no cold range would be confirmed until the clock stood still again.
+		 */
+		if (t->prev_clock && t->prev_us)
+			vrange_rescale(&t->prev, t->prev_clock, clock, t->prev_us - t->since_us);
 		if (vrange_confirm(&cur, &t->prev, gain, &confirmed, &turned) < 0 ||
 		    vrange_subtract(&t->prev, &cur, &tmp) < 0)
 			goto nomem;
@@ -1049,6 +1070,7 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		goto nomem;
 	SWAP_LISTS(t->prev, cur);
 	t->prev_us = now;
+	t->prev_clock = clock;
 	goto out;
 nomem:
 	r = -ENOMEM;

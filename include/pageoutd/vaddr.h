@@ -62,6 +62,11 @@ struct vma_list {
 unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret, unsigned max);
 
 /* Pure helpers, exposed for tests. */
+/*
+ * vrange_rescale: ages of l counted in intervals of from µs, counted again in intervals of to µs,
+ * and at most cap_us (how long the process had been watched then).
+ */
+void vrange_rescale(struct vrange_list *l, uint64_t from, uint64_t to, uint64_t cap_us);
 int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
 		uint64_t age_us);
 void vrange_list_fini(struct vrange_list *l);

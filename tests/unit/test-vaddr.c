@@ -338,6 +338,21 @@ static void madvise_contract(void)
 }
 
 /* The kdamond's clock read off two snapshots of one target's regions. */
+static void rescale(void)
+{
+	struct vrange r[] = { { 0, 4096, 0, 7000000 }, { 8192, 12288, 0, 1000000 } };
+	struct vrange_list l = { 2, 2, r };
+
+	/* 70 and 10 intervals of 100 ms, counted in the 350 ms the kdamond was found to keep */
+	vrange_rescale(&l, 100000, 350000, 20000000);
+	ok(r[0].age_us == 20000000 && r[1].age_us == 3500000,
+	   "rescale: ages follow the clock, capped at how long the process was watched");
+	vrange_rescale(&l, 350000, 100000, UINT64_MAX);
+	ok(r[0].age_us == 5714285 && r[1].age_us == 1000000, "rescale: and back down");
+	vrange_rescale(&l, 0, 100000, 0);
+	ok(r[0].age_us == 5714285, "rescale: no earlier clock, nothing to do");
+}
+
 static void clock(void)
 {
 	struct vrange_list prev = { 0 };
@@ -395,6 +410,7 @@ int main(void)
 {
 	ranges();
 	seeds();
+	rescale();
 	clock();
 	vmas();
 	policy();
