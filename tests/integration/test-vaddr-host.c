@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -263,7 +264,11 @@ static void edge_piece(const struct cgrp_root *cg, const char *mine, const char 
 		printf("# resident: the first mapping's piece %u/256, the next one's 64 KiB "
 		       "%u/16\n",
 		       a, e);
-		ok(a == 0, "the piece most samples fell on is paged out");
+		/* what the kernel then keeps (pages still in another CPU's LRU batch: 30 of 256
+		 * once under load) is its business: the advice is pageoutd's */
+		ok(ps->advised_bytes_total == MIB && a < 256,
+		   "the piece most samples fell on, and only it, is advised (%" PRIu64 " bytes)",
+		   ps->advised_bytes_total);
 		ok(e == 16 && ps->skipped_total[SKIP_SPARSE] >= 64 * 1024,
 		   "the next mapping's 64 KiB in the same region is left alone, counted as sparse");
 	}
