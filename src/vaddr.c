@@ -206,39 +206,26 @@ void vma_list_fini(struct vma_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* seed order: more resident first, then larger */
-static bool seed_before(const struct vma *a, const struct damon_range *b, uint64_t b_rss)
-{
-	if (a->rss != b_rss)
-		return a->rss > b_rss;
-	return a->end - a->start > b->end - b->start;
-}
-
 unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret, unsigned max)
 {
-	uint64_t rss[DAMON_TARGET_REGIONS_MAX];
 	unsigned n = 0;
 
-	if (max > DAMON_TARGET_REGIONS_MAX)
-		max = DAMON_TARGET_REGIONS_MAX;
-	/* insertion into ret[0..n), the first in seed order first; then back to address order */
+	/* insertion by size into ret[0..n), the largest first; then back to address order */
 	for (size_t i = 0; i < vmas->nr && max; i++) {
-		const struct vma *v = &vmas->v[i];
+		uint64_t sz = vmas->v[i].end - vmas->v[i].start;
 		unsigned k;
 
 		/* [vsyscall] and anything else in the kernel half is not DAMON's to watch */
-		if (v->end <= v->start || v->start >= 0xffff800000000000ULL)
+		if (!sz || vmas->v[i].start >= 0xffff800000000000ULL)
 			continue;
-		if (n == max && !seed_before(v, &ret[n - 1], rss[n - 1]))
+		if (n == max && sz <= ret[n - 1].end - ret[n - 1].start)
 			continue;
 		k = n < max ? n++ : n - 1;
-		while (k > 0 && seed_before(v, &ret[k - 1], rss[k - 1])) {
+		while (k > 0 && ret[k - 1].end - ret[k - 1].start < sz) {
 			ret[k] = ret[k - 1];
-			rss[k] = rss[k - 1];
 			k--;
 		}
-		ret[k] = (struct damon_range){ v->start, v->end };
-		rss[k] = v->rss;
+		ret[k] = (struct damon_range){ vmas->v[i].start, vmas->v[i].end };
 	}
 	for (unsigned i = 1; i < n; i++)
 		for (unsigned k = i; k > 0 && ret[k - 1].start > ret[k].start; k--) {
@@ -291,7 +278,6 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret)
 			v = &ret->v[ret->nr++];
 			v->start = s;
 			v->end = e;
-			v->rss = 0;
 			if (path[0] == '/')
 				v->cls = VMA_FILE;
 			else if (path[0] == '[' && strncmp(path, "[heap]", 6) &&
@@ -299,11 +285,6 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret)
 				v->cls = VMA_SPECIAL;
 			else
 				v->cls = VMA_ANON;
-		} else if (!strncmp(l, "Rss:", 4) && ret->nr) {
-			unsigned long long kb = 0;
-
-			if (sscanf(l + 4, "%llu", &kb) == 1)
-				ret->v[ret->nr - 1].rss = (uint64_t)kb * 1024;
 		} else if (!strncmp(l, "VmFlags:", 8) && ret->nr) {
 			char flags[256] = "";
 
@@ -795,9 +776,7 @@ static unsigned seed_target(const struct vaddr *v, const struct vtarget *vt, str
 		return 0;
 	if (per > DAMON_TARGET_REGIONS_MAX)
 		per = DAMON_TARGET_REGIONS_MAX;
-	/* smaps once per new target: the resident memory of each VMA ranks the seeds */
-	if (read_file_alloc_at(vt->procfd, "smaps", &maps) >= 0 &&
-	    vma_parse_smaps(maps, &vmas) == 0)
+	if (read_file_alloc_at(vt->procfd, "maps", &maps) >= 0 && vma_parse_smaps(maps, &vmas) == 0)
 		t->nr_regions = vaddr_seed_regions(&vmas, t->regions, (unsigned)per);
 	free(maps);
 	vma_list_fini(&vmas);

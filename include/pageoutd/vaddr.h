@@ -44,7 +44,6 @@ enum vma_class {
 struct vma {
 	uint64_t start, end;
 	enum vma_class cls;
-	uint64_t rss; /* bytes resident (smaps "Rss:"); 0 from maps */
 };
 
 struct vma_list {
@@ -54,9 +53,8 @@ struct vma_list {
 
 /*
  * vaddr_seed_regions: the first monitoring regions of a new DAMON target, from its VMAs
- * (sorted, as /proc/PID/smaps lists them): the max VMAs with the most resident memory (then
- * the largest: a reservation such as ASan's shadow or a JVM heap's is large and mostly
- * empty), each a region of its own, in address order. DAMON starts a vaddr target with three regions around the two largest gaps
+ * (sorted, as /proc/PID/maps lists them): the max largest VMAs, each a region of its own, in
+ * address order. DAMON starts a vaddr target with three regions around the two largest gaps
  * of the address space and needs many aggregation intervals of random splits before a cold
  * mapping next to a hot one (or a hole) stands alone; a region per VMA starts it there, and
  * DAMON fills the gaps at its next update. Returns the count (0 with max < 1).
