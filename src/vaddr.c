@@ -1031,10 +1031,9 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 				goto nomem;
 		}
 	}
-	/* DAMON regions span the gaps between mappings: count only what is mapped */
-	if (vrange_intersect(&young, mapped, &tmp) < 0 || vrange_intersect(&raw, mapped, &cur) < 0)
-		goto nomem;
-	vp->s.skipped_total[SKIP_YOUNG] += vrange_bytes(&tmp);
+	/* young and raw hold mapped pieces only (the loop above): no second intersection */
+	SWAP_LISTS(cur, raw);
+	vp->s.skipped_total[SKIP_YOUNG] += vrange_bytes(&young);
 	vp->s.cold_bytes += vrange_bytes(&cur);
 	/*
 	 * Advised ranges stay "done" until DAMON sees them accessed: a range that only looks
