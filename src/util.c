@@ -401,6 +401,18 @@ bool path_is_beneath(const char *path)
 	return true;
 }
 
+uint64_t hash_bytes(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 uint64_t now_usec(void)
 {
 	struct timespec ts;

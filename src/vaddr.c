@@ -34,16 +34,12 @@
 
 /* ---- range lists ---- */
 
-int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
-		uint64_t age_us)
+/* append [start, end) as an entry of its own, even when it continues the last one */
+static int vrange_append(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
+			 uint64_t age_us)
 {
 	if (start >= end)
 		return 0;
-	if (l->nr && l->r[l->nr - 1].end == start && l->r[l->nr - 1].nr_accesses == nr_accesses &&
-	    l->r[l->nr - 1].age_us == age_us) {
-		l->r[l->nr - 1].end = end;
-		return 0;
-	}
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
 		struct vrange *n = reallocarray(l->r, cap, sizeof(*n));
@@ -55,6 +51,17 @@ int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr
 	}
 	l->r[l->nr++] = (struct vrange){ start, end, nr_accesses, age_us };
 	return 0;
+}
+
+int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
+		uint64_t age_us)
+{
+	if (start < end && l->nr && l->r[l->nr - 1].end == start &&
+	    l->r[l->nr - 1].nr_accesses == nr_accesses && l->r[l->nr - 1].age_us == age_us) {
+		l->r[l->nr - 1].end = end;
+		return 0;
+	}
+	return vrange_append(l, start, end, nr_accesses, age_us);
 }
 
 void vrange_list_fini(struct vrange_list *l)
@@ -328,7 +335,11 @@ int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsig
 				skipped[SKIP_VMA] += e - s;
 			else if (blocked & kind)
 				skipped[SKIP_SWAP_RESERVE] += e - s;
-			else if (vrange_push(out, s, e, r->nr_accesses, r->age_us) < 0)
+			/*
+			 * a range per VMA: the kernel refuses a locked, hugetlb or PFN VMA as a
+			 * whole (EINVAL) and must not take a neighbour's range down with it
+			 */
+			else if (vrange_append(out, s, e, r->nr_accesses, r->age_us) < 0)
 				return -ENOMEM;
 		}
 		/* holes and unmapped parts: the kernel would stop the batch there */
@@ -347,9 +358,12 @@ struct vtarget {
 	bool dead;
 	struct vrange_list prev;    /* candidates of the previous snapshot */
 	struct vrange_list advised; /* advised and cold ever since */
-	uint64_t prev_us;	    /* when prev was taken */
-	uint64_t prev_clock;	    /* the interval prev's ages were counted in */
-	struct vrange_list seen;    /* its regions (age in intervals) when the clock was read */
+	/* refused by the kernel (EINVAL: locked, hugetlb, PFN or I/O VMA), until maps changes */
+	struct vrange_list refused;
+	uint64_t maps_hash, refused_us;
+	uint64_t prev_us;	 /* when prev was taken */
+	uint64_t prev_clock;	 /* the interval prev's ages were counted in */
+	struct vrange_list seen; /* its regions (age in intervals) when the clock was read */
 	uint64_t seen_us;
 	bool seeded; /* DAMON has it at this index (vaddr_seed_regions given once) */
 };
@@ -529,6 +543,7 @@ static void target_close(struct vtarget *t)
 	t->pidfd = t->procfd = -1;
 	vrange_list_fini(&t->prev);
 	vrange_list_fini(&t->advised);
+	vrange_list_fini(&t->refused);
 	vrange_list_fini(&t->seen);
 }
 
@@ -1141,7 +1156,11 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 			} else if (r == -ESRCH || r == -EBADF) {
 				vp->s.skipped_total[SKIP_VANISHED] += sz;
 			} else if (mr[k].err == EINVAL) {
+				/* locked, hugetlb, PFN or I/O: not tried again (see run_policy) */
 				vp->s.skipped_total[SKIP_LOCKED] += sz;
+				if (!t->refused.nr)
+					t->refused_us = now_usec();
+				vrange_push(&t->refused, mr[k].start, mr[k].end, 0, 0);
 			} else if (mr[k].err == ENOMEM) {
 				vp->s.skipped_total[SKIP_VMA] += sz;
 			} else {
@@ -1153,9 +1172,11 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 				  (int)t->pid);
 			t->dead = true;
 		}
-		/* the advised set must stay sorted by address */
+		/* the advised and refused sets must stay sorted by address */
 		if (t->advised.nr)
 			qsort(t->advised.r, t->advised.nr, sizeof(*t->advised.r), cmp_vrange);
+		if (t->refused.nr)
+			qsort(t->refused.r, t->refused.nr, sizeof(*t->refused.r), cmp_vrange);
 		free(mr);
 		i = j;
 	}
@@ -1204,6 +1225,17 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			t->dead = madv_pidfd_alive(t->pidfd) < 0;
 			continue;
 		}
+		/*
+		 * Ranges the kernel refused stay refused while the VMAs are as they were: until
+		 * maps changes, or for VADDR_REFUSED_KEEP_US at most (munlock changes no line).
+		 */
+		{
+			uint64_t h = hash_bytes(smaps, strlen(smaps));
+
+			if (h != t->maps_hash || now - t->refused_us > VADDR_REFUSED_KEEP_US)
+				t->refused.nr = 0;
+			t->maps_hash = h;
+		}
 		free(smaps);
 		smaps = NULL;
 		/* one entry per VMA (its index keeps neighbours apart): each is a piece of its own */
@@ -1212,18 +1244,35 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		sel = select_target(v, t, vp, i < snap->nr_schemes ? &snap->schemes[i] : NULL, now,
 				    &mapped, &todo);
 		vrange_list_fini(&mapped);
+		if (sel == 0 && t->refused.nr) {
+			struct vrange_list left = { 0 };
+
+			if (vrange_subtract(&todo, &t->refused, &left) == 0)
+				SWAP_LISTS(todo, left);
+			vrange_list_fini(&left);
+		}
 		if (sel < 0 || !todo.nr) {
 			vrange_list_fini(&todo);
 			vma_list_fini(&vmas);
 			continue;
 		}
-		/* the VMAs as they are now, of the process the pidfd names */
-		if (read_file_alloc_at(t->procfd, "smaps", &smaps) < 0 ||
-		    madv_pidfd_alive(t->pidfd) < 0) {
+		/*
+		 * The VMAs as they are now, of the process the pidfd names: the maps just read,
+		 * when the process is still alive after it (its /proc directory was opened while
+		 * the pid was the pidfd's). Only smaps' VmFlags tell locked, hugetlb, PFN and I/O
+		 * VMAs from others, and smaps walks every page to print them (at 100 small
+		 * processes with mlockall in the 6.12 guest it took two thirds of pageoutd's CPU):
+		 * the kernel refuses those VMAs itself with EINVAL, which apply counts as locked
+		 * and does not try again while the range stays cold. A dry run asks nothing of
+		 * the kernel, so it reads smaps to count them right.
+		 */
+		if (madv_pidfd_alive(t->pidfd) < 0 ||
+		    (v->cfg->daemon.dry_run &&
+		     (read_file_alloc_at(t->procfd, "smaps", &smaps) < 0 ||
+		      vma_parse_smaps(smaps, &vmas) < 0 || madv_pidfd_alive(t->pidfd) < 0))) {
 			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
 			t->dead = true;
-		} else if (vma_parse_smaps(smaps, &vmas) == 0 &&
-			   vrange_clip(&todo, &vmas, kinds, blocked, v->page_size, &clipped,
+		} else if (vrange_clip(&todo, &vmas, kinds, blocked, v->page_size, &clipped,
 				       vp->s.skipped_total) == 0) {
 			for (size_t k = 0; k < clipped.nr; k++)
 				push_work(&w, &nw, &cap, i, &clipped.r[k]);

@@ -109,6 +109,8 @@ void sbuf_puts(struct sbuf *b, const char *s);
 void sbuf_json_str(struct sbuf *b, const char *s);
 void sbuf_fini(struct sbuf *b);
 
+/* hash_bytes: 64-bit FNV-1a of len bytes (to tell whether a text changed). */
+uint64_t hash_bytes(const void *buf, size_t len);
 /* now_usec: CLOCK_MONOTONIC in microseconds. */
 uint64_t now_usec(void);
 

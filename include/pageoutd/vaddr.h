@@ -96,6 +96,8 @@ int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev
 #define VADDR_CLOCK_MIN_GAIN 4
 #define VADDR_CLOCK_SPAN_US 4000000ULL /* snapshots at least this far apart */
 #define VADDR_CLOCK_KEEP 8	       /* the least of the last estimates is used */
+/* ranges the kernel refused (EINVAL) are not offered again for this long, or until maps changes */
+#define VADDR_REFUSED_KEEP_US 60000000ULL
 uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n);
 uint64_t vaddr_interval_estimate(uint64_t wall_us, uint32_t gain, uint64_t aggr_us);
 /* vma_parse_smaps: the VMAs of /proc/PID/smaps (or maps, without VmFlags) text. */
@@ -103,7 +105,8 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret);
 void vma_list_fini(struct vma_list *l);
 /*
  * vrange_clip: the parts of `in` that lie inside VMAs whose class is in `kinds`
- * (MEMORY_ANON/MEMORY_FILE bits), split at VMA boundaries, page aligned, into out; the bytes
+ * (MEMORY_ANON/MEMORY_FILE bits), an entry per VMA piece (never merged with the next VMA's:
+ * the kernel refuses a locked VMA as a whole), page aligned, into out; the bytes
  * left out are added to skipped[SKIP_VMA], skipped[SKIP_LOCKED] or, for a kind the caller
  * wants but may not take now (`blocked`), skipped[SKIP_SWAP_RESERVE].
  */

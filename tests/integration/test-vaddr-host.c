@@ -401,6 +401,21 @@ int main(void)
 		ok(ps->rss_drop_bytes_total > 0, "an RSS drop was observed (%" PRIu64 " bytes)",
 		   ps->rss_drop_bytes_total);
 	}
+	{
+		/* the kernel refused the locked range once: it is not asked again */
+		uint64_t einval = ps->errors_total[MADV_ERR_EINVAL],
+			 locked = ps->skipped_total[SKIP_LOCKED];
+
+		ok(einval >= 1, "the locked range was refused by the kernel (%" PRIu64 " EINVAL)",
+		   einval);
+		vaddr_cycle(v);
+		vaddr_cycle(v);
+		ps = vaddr_policy_stats(v, "host");
+		ok(ps->errors_total[MADV_ERR_EINVAL] == einval &&
+			   ps->skipped_total[SKIP_LOCKED] == locked,
+		   "two cycles later it was not offered again (%" PRIu64 " EINVAL)",
+		   ps->errors_total[MADV_ERR_EINVAL]);
+	}
 	kill(pids[0], SIGKILL);
 	waitpid(pids[0], NULL, 0);
 	is_int(vaddr_cycle(v), 0, "a child exited: the cycle goes on");
