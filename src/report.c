@@ -190,6 +190,7 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 			if (c->effective_quota != UINT64_MAX)
 				json_u64(b, "effective_quota_bytes", c->effective_quota, true);
 			json_u64(b, "resident_bytes", c->resident, true);
+			json_u64(b, "walk_scale", c->walk_scale, true);
 			json_u64(b, "memcg_drop_bytes_total", c->memcg_drop_bytes_total, true);
 			json_u64(b, "refaults_total", c->refaults_total, true);
 			json_num(b, "psi_some_avg10", c->psi_some_avg10, false);

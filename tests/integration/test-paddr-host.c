@@ -194,7 +194,7 @@ static void run(enum fake_abi abi)
 	const char *a = abi == FAKE_ABI_72 ? "7.2" : "6.12";
 	struct fakedamon *f = fake_new(abi);
 	struct damon_io io = fake_io(f);
-	char proc[PATH_MAX + 8], want[PATH_MAX * 2];
+	char proc[PATH_MAX + 8], want[PATH_MAX * 2], want_a[PATH_MAX * 2], num[32];
 	struct damon d;
 	struct paddr *p = NULL;
 	struct cfg *cfg;
@@ -231,11 +231,24 @@ static void run(enum fake_abi abi)
 	ok(paddr_scheme_of(p, want) < 0 && strstr(logbuf, "is pageoutd's own cgroup"),
 	   "%s: its own cgroup gets no scheme, and the log says so", a);
 	snprintf(want, sizeof(want), "%s/a", base);
+	snprintf(want_a, sizeof(want_a), "%s/a", base);
 	is_str(memcg_of(f, 0), want, "%s: scheme 0 is cgroup a", a);
 	snprintf(want, sizeof(want), "%s/b", base);
 	is_str(memcg_of(f, 1), want, "%s: scheme 1 is cgroup b", a);
-	is_str(fake_get(f, K "schemes/0/quotas/bytes"), "33554432",
-	       "%s: the policy's 64M quota split over its two cgroups", a);
+	{
+		/* the byte quota is also scaled by RAM over the cgroup's memory (walk_scale) */
+		const struct paddr_cgroup_stats *ca = paddr_cgroup_stats(p, want_a);
+		uint64_t ws = ca ? ca->walk_scale : 0;
+
+		snprintf(num, sizeof(num), "%" PRIu64, 33554432 * ws);
+		is_str(fake_get(f, K "schemes/0/quotas/bytes"), num,
+		       "%s: the policy's 64M quota split over its two cgroups, x%" PRIu64
+		       " for the RAM it walks",
+		       a, ws);
+		ok(ca && ws == paddr_walk_scale(paddr_stats(p)->ram_bytes, ca->resident) && ws > 1,
+		   "%s: the factor is RAM over a's memory (%" PRIu64 " of %" PRIu64 " bytes)", a,
+		   ca ? ca->resident : 0, paddr_stats(p)->ram_bytes);
+	}
 	is_str(fake_get(f, "kdamonds/0/state"), "off", "%s: the vaddr kdamond is left alone", a);
 
 	set_applied(f, 0, 3 * MIB);
@@ -254,8 +267,14 @@ static void run(enum fake_abi abi)
 	is_str(fake_get(f, K "schemes/nr_schemes"), "3", "%s: c gets a third scheme", a);
 	ok(paddr_stats(p)->commits == commits + 1 && paddr_stats(p)->restarts == 1,
 	   "%s: applied with one commit, no restart", a);
-	is_str(fake_get(f, K "schemes/0/quotas/bytes"), "22369621", "%s: quota split three ways",
-	       a);
+	{
+		const struct paddr_cgroup_stats *ca = paddr_cgroup_stats(p, want_a);
+
+		snprintf(num, sizeof(num), "%" PRIu64,
+			 (uint64_t)((double)(64 * MIB) * (double)(ca ? ca->walk_scale : 0)) / 3);
+		is_str(fake_get(f, K "schemes/0/quotas/bytes"), num, "%s: quota split three ways",
+		       a);
+	}
 
 	/* a goes away: the others keep their schemes; b's counters are not confused with a's */
 	reap(ha);

@@ -108,10 +108,10 @@ static void build(void)
 	paddr_build_scheme(p, cfg, &f612, "/batch/a", p->min_age_us, 1.0, 2,
 			   MEMORY_ANON | MEMORY_FILE, false, &s);
 	is_str(s.action, "pageout", "action pageout");
-	is_u64(paddr_aggr_us(cfg), 1000000,
-	       "the paddr kdamond aggregates over 200 samples of 5 ms (aggr_interval 100ms)");
-	is_u64(s.pattern.age_min, 30, "min_age 30s = 30 aggregation intervals of 1 s");
-	is_u64(s.pattern.nr_accesses_max, 20, "max_access_rate 10%% of 200 samples = 20");
+	is_u64(paddr_aggr_us(cfg), 250000,
+	       "the paddr kdamond aggregates over 50 samples of 5 ms (aggr_interval 100ms)");
+	is_u64(s.pattern.age_min, 120, "min_age 30s = 120 aggregation intervals of 250 ms");
+	is_u64(s.pattern.nr_accesses_max, 5, "max_access_rate 10%% of 50 samples = 5");
 	is_u64(s.pattern.age_max, DAMON_U32_MAX, "no maximum age");
 	is_u64(s.apply_interval_us, 2000000, "applied once per cycle (2 s), not every 100 ms");
 	is_u64(s.quota_bytes, 128 * MIB, "quota 256M split over the policy's 2 cgroups");
@@ -148,7 +148,8 @@ static void build(void)
 	ok(s.nr_goals == 1 && !strcmp(s.goals[0].metric, "some_mem_psi_us") &&
 		   s.goals[0].target_value == 100000,
 	   "7.2: goal some_mem_psi_us 10%% of 1 s = 100000 us");
-	is_u64(s.pattern.age_min, 60, "refault back-off: doubled min_age");
+	is_u64(s.pattern.age_min, 240,
+	       "refault back-off: doubled min_age (240 intervals of 250 ms)");
 	is_u64(s.quota_bytes, 128 * MIB, "refault back-off: halved quota");
 
 	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1, MEMORY_ANON, false, &s);
@@ -223,8 +224,9 @@ static void tree(enum fake_abi abi)
 	is_str(fake_get(fk, K "targets/0/regions/0/end"), "1073741824", "%s: region end", a);
 	is_str(fake_get(fk, K "schemes/nr_schemes"), "2", "%s: one scheme per cgroup", a);
 	is_str(fake_get(fk, K "schemes/1/action"), "pageout", "%s: action", a);
-	is_str(fake_get(fk, K "schemes/1/access_pattern/age/min"), "30", "%s: age min", a);
-	is_str(fake_get(fk, K "schemes/1/access_pattern/nr_accesses/max"), "20",
+	is_str(fake_get(fk, K "schemes/1/access_pattern/age/min"), "120",
+	       "%s: age min (30 s in 250 ms intervals)", a);
+	is_str(fake_get(fk, K "schemes/1/access_pattern/nr_accesses/max"), "5",
 	       "%s: nr_accesses max", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/bytes"), "134217728", "%s: quota bytes", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/reset_interval_ms"), "1000", "%s: reset", a);
@@ -276,10 +278,26 @@ static void tree(enum fake_abi abi)
 	fake_free(fk);
 }
 
+/* DAMON charges every byte walked: a cgroup's quota grows with RAM over its memory */
+static void walk_scale(void)
+{
+	const uint64_t G = 1ULL << 30, M = 1ULL << 20;
+
+	is_int(paddr_walk_scale(G, 0), 1, "resident unknown: the quota as configured");
+	is_int(paddr_walk_scale(G, 600 * M), 1, "more than half of RAM: as configured");
+	is_int(paddr_walk_scale(G, 512 * M), 2, "half of RAM: twice");
+	is_int(paddr_walk_scale(G, 130 * M), 4,
+	       "130 MiB of 1 GiB: 4 (a power of two, rounded down)");
+	is_int(paddr_walk_scale(G, 128 * M), 8, "128 MiB of 1 GiB: 8");
+	is_int(paddr_walk_scale(256 * G, 4096), PADDR_WALK_SCALE_MAX,
+	       "one page of 256 GiB: at most PADDR_WALK_SCALE_MAX");
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
 	ram_ranges();
+	walk_scale();
 	build();
 	tree(FAKE_ABI_612);
 	tree(FAKE_ABI_72);
