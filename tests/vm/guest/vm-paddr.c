@@ -311,14 +311,18 @@ int main(void)
 		   paddr_stats(p)->errors == i && paddr_stats(p)->schemes == 2,
 	   "vmt-pc removed: its scheme is dropped online, vmt-pa's goes on, no error");
 
-	/* the quota: wait until the kernel's effective quota is the configured 1 MiB */
+	/*
+	 * the quota: wait until the kernel's effective quota is the configured 1 MiB times the
+	 * cgroup's walk_scale (RAM over its memory: DAMON charges every byte it walks)
+	 */
 	cs = paddr_cgroup_stats(p, "/vmt-pa");
-	for (i = 0; i < 60 && cs->effective_quota != 1 * MIB; i++) {
+	for (i = 0; i < 60 && cs->effective_quota != cs->walk_scale * MIB; i++) {
 		cycle_for(p, 1);
 		cs = paddr_cgroup_stats(p, "/vmt-pa");
 	}
-	printf("# effective quota %" PRIu64 " bytes after %u more cycles\n", cs->effective_quota,
-	       i);
+	printf("# effective quota %" PRIu64 " bytes (walk_scale %" PRIu64
+	       ") after %u more cycles\n",
+	       cs->effective_quota, cs->walk_scale, i);
 	tried0 = cs->sz_tried;
 	exc0 = cs->qt_exceeds;
 	t0 = now_usec();
@@ -334,9 +338,16 @@ int main(void)
 		printf("# quota 1M/100ms: %" PRIu64 " kB tried in %.0f intervals (%.0f kB per "
 		       "interval), quota exceeded %" PRIu64 " times\n",
 		       (tried1 - tried0) / 1024, intervals, per / 1024, exc1 - exc0);
-		ok(cs->effective_quota == 1 * MIB, "the kernel's effective quota is 1 MiB");
-		ok(tried1 - tried0 <= (uint64_t)((intervals + 2) * MIB),
-		   "at most the quota per interval was tried (scheme stats)");
+		ok(cs->walk_scale >= 1 &&
+			   cs->walk_scale ==
+				   paddr_walk_scale(paddr_stats(p)->ram_bytes, cs->resident),
+		   "walk_scale %" PRIu64 ": RAM over the cgroup's %" PRIu64 " kB", cs->walk_scale,
+		   cs->resident / 1024);
+		ok(cs->effective_quota > 0 && cs->effective_quota <= cs->walk_scale * MIB,
+		   "the kernel's effective quota is at most 1 MiB x walk_scale (the time quota "
+		   "may bind first)");
+		ok(tried1 - tried0 <= (uint64_t)((intervals + 2) * (double)(cs->walk_scale * MIB)),
+		   "at most that quota per interval was tried (scheme stats)");
 		ok(tried1 > tried0 && exc1 > exc0,
 		   "and the quota was reached: it is what bounded the scheme");
 		ok(cs->sz_applied <= cs->sz_tried, "applied <= tried");
