@@ -768,9 +768,9 @@ static int scale(int argc, char **argv)
 
 			double fms = (double)(c0 - f0) * 1000.0 / (double)hz / first;
 
-			printf("BENCH,scale,%u,%u,%.1f,%.3f,%ld,%.1f,%.1f,%u,%u,%.1f,%" PRIu64 "\n", n,
-			       cycles, ms, ms / (secs * 10.0), rss, kms, snap_ms, count_regions(),
-			       first, fms, rec0 / 1024);
+			printf("BENCH,scale,%u,%u,%.1f,%.3f,%ld,%.1f,%.1f,%u,%u,%.1f,%" PRIu64 "\n",
+			       n, cycles, ms, ms / (secs * 10.0), rss, kms, snap_ms,
+			       count_regions(), first, fms, rec0 / 1024);
 		}
 		vm_daemon_stop(d);
 		for (unsigned k = 0; k < n; k++)
