@@ -222,6 +222,7 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		json_u64(b, "targets", s->targets, true);
 		json_u64(b, "snapshots", s->snapshots, true);
 		json_u64(b, "snapshot_errors", s->snapshot_errors, true);
+		json_u64(b, "empty_snapshots", s->empty_snapshots, true);
 		json_u64(b, "snapshot_us_total", s->snapshot_us_total, true);
 		json_u64(b, "aggregation_us", s->aggr_us, true);
 		json_u64(b, "commits", s->commits, true);

@@ -129,7 +129,8 @@ struct vaddr_stats {
 	uint64_t cycles, snapshots, snapshot_errors, commits, restarts;
 	uint64_t targets, unadvisable;
 	uint64_t snapshot_us_total;
-	uint64_t aggr_us; /* the aggregation interval the kdamond keeps, as measured */
+	uint64_t aggr_us;	  /* the aggregation interval the kdamond keeps, as measured */
+	uint64_t empty_snapshots; /* targets a snapshot had no region of (no news) */
 };
 
 struct vaddr;
