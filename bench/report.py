@@ -59,17 +59,35 @@ def main():
         md.append("")
         targets = []
         for m in ("pageoutd-vaddr", "pageoutd-paddr"):
-            r = end.get(m)
-            t95 = float(r["t95_s"]) if r else -1
-            targets.append(("cold >= 95%% within 5 x min_age (%d s), %s" % (5 * MIN_AGE_S, m),
-                            0 < t95 <= 5 * MIN_AGE_S,
-                            ("95%% after %s s" % f(t95, 0) if t95 > 0 else "95% never reached") +
-                            ", %s%% at the end" % f(r["cold_pct"]) if r else "not run"))
+            # every run of the method (bench quality runs pageoutd's methods several times:
+            # "NAME", "NAME#2", ...); the target is judged on the median time to 95%
+            runs = [r for n, r in end.items() if n == m or n.startswith(m + "#")]
+            if not runs:
+                targets.append(("cold >= 95%% within 5 x min_age (%d s), %s" %
+                                (5 * MIN_AGE_S, m), False, "not run"))
+                continue
+            t95s = sorted(float(r["t95_s"]) if float(r["t95_s"]) > 0 else float("inf")
+                          for r in runs)
+            med = t95s[len(t95s) // 2]
+            each = ", ".join(("%s s" % f(t, 0)) if t != float("inf") else "never" for t in
+                             (float(r["t95_s"]) if float(r["t95_s"]) > 0 else float("inf")
+                              for r in runs))
+            targets.append(("cold >= 95%% within 5 x min_age (%d s), %s (median of %d runs)" %
+                            (5 * MIN_AGE_S, m, len(runs)), med <= 5 * MIN_AGE_S,
+                            ("median %s" % ("%s s" % f(med, 0) if med != float("inf")
+                                            else "never")) +
+                            " (runs: %s; at the end: %s)" % (
+                                each, ", ".join(f(r["cold_pct"]) + "%" for r in runs))))
+        vr = [r for n, r in end.items() if n == "pageoutd-vaddr" or
+              n.startswith("pageoutd-vaddr#")]
         v = end.get("pageoutd-vaddr")
-        if v:
-            targets.append(("hot wrongly reclaimed <= 1%, pageoutd-vaddr",
-                            float(v["hot_refault_pct"]) <= 1,
-                            "%s%% refaulted" % f(v["hot_refault_pct"], 2)))
+        if vr:
+            worst = max(float(r["hot_refault_pct"]) for r in vr)
+            targets.append(("hot wrongly reclaimed <= 1%%, pageoutd-vaddr (worst of %d runs)" %
+                            len(vr), worst <= 1,
+                            "%s%% refaulted (runs: %s)" % (
+                                f(worst, 2), ", ".join(f(r["hot_refault_pct"], 2) + "%"
+                                                       for r in vr))))
         # the memory.reclaim loop at its gentlest step that saved at least as much as pageoutd
         loops = sorted((r for m, r in end.items() if m.startswith("memory.reclaim")),
                        key=lambda r: step_pct(r["method"]))

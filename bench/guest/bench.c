@@ -387,27 +387,42 @@ static void method_stop(enum method m, struct run *r)
 		reclaim_param("enabled", "N");
 }
 
+#define QUALITY_RUNS 3
+
 static int quality(unsigned secs, int argc, char **argv)
 {
 	mkdir(state_dir, 0700);
 	printf("BENCH,quality_head,method,t,cold_pct,hot_out_pct,hot_refault_pct,saved_kb,"
 	       "other_kb\n");
-	for (enum method m = 0; m < M_MAX; m++) {
+	/*
+	 * pageoutd's methods run QUALITY_RUNS times (rows "NAME", "NAME#2", ...): TCG timing moves
+	 * the time to 95% by several seconds between runs, and report.py judges the median
+	 */
+	for (unsigned mi = 0; mi < M_MAX * QUALITY_RUNS; mi++) {
+		enum method m = (enum method)(mi / QUALITY_RUNS);
+		unsigned run = mi % QUALITY_RUNS;
 		struct workload w;
 		bool chosen = argc == 0;
 		struct run r;
 		struct sample s = { 0 };
 		double t95 = -1;
+		char name[48];
 
+		if (run && m != M_VADDR && m != M_PADDR)
+			continue;
 		for (int i = 0; i < argc; i++)
 			chosen = chosen || !strcmp(argv[i], method_name[m]);
 		if (!chosen)
 			continue;
-		snprintf(cg_a, sizeof(cg_a), "/bq-a-%d", (int)m);
-		snprintf(cg_b, sizeof(cg_b), "/bq-b-%d", (int)m);
+		if (run)
+			snprintf(name, sizeof(name), "%s#%u", method_name[m], run + 1);
+		else
+			str_copy(name, sizeof(name), method_name[m]);
+		snprintf(cg_a, sizeof(cg_a), "/bq-a-%u", mi);
+		snprintf(cg_b, sizeof(cg_b), "/bq-b-%u", mi);
 		workload_start(&w);
 		if (method_start(m, &w, &r) < 0) {
-			printf("# %s: could not start (%s)\n", method_name[m], strerror(errno));
+			printf("# %s: could not start (%s)\n", name, strerror(errno));
 			method_stop(m, &r);
 			workload_stop(&w);
 			continue;
@@ -419,13 +434,12 @@ static int quality(unsigned secs, int argc, char **argv)
 			sample(&w, &s);
 			if (t95 < 0 && s.cold_pct >= 95)
 				t95 = t;
-			printf("BENCH,quality,%s,%u,%.2f,%.2f,%.2f,%ld,%.0f\n", method_name[m], t,
-			       s.cold_pct, s.hot_out_pct, s.hot_refault_pct, s.saved_kb,
-			       s.other_kb);
+			printf("BENCH,quality,%s,%u,%.2f,%.2f,%.2f,%ld,%.0f\n", name, t, s.cold_pct,
+			       s.hot_out_pct, s.hot_refault_pct, s.saved_kb, s.other_kb);
 		}
 		method_stop(m, &r);
-		printf("BENCH,quality_end,%s,%.2f,%.2f,%.2f,%ld,%.0f,%.0f\n", method_name[m],
-		       s.cold_pct, s.hot_out_pct, s.hot_refault_pct, s.saved_kb, s.other_kb, t95);
+		printf("BENCH,quality_end,%s,%.2f,%.2f,%.2f,%ld,%.0f,%.0f\n", name, s.cold_pct,
+		       s.hot_out_pct, s.hot_refault_pct, s.saved_kb, s.other_kb, t95);
 		workload_stop(&w);
 	}
 	return 0;
