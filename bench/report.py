@@ -10,6 +10,11 @@ MIN_AGE_S = 3
 COLD_KB = 3 * 32 * 1024  # the cold set of /bq-a (bench/guest/bench.c)
 
 
+def runs_of(end, m):
+    """Every run of method m: bench quality names them "m", "m#2", ..."""
+    return [r for n, r in end.items() if n == m or n.startswith(m + "#")]
+
+
 def rows(path):
     try:
         with open(path) as f:
@@ -61,25 +66,23 @@ def main():
         for m in ("pageoutd-vaddr", "pageoutd-paddr"):
             # every run of the method (bench quality runs pageoutd's methods several times:
             # "NAME", "NAME#2", ...); the target is judged on the median time to 95%
-            runs = [r for n, r in end.items() if n == m or n.startswith(m + "#")]
+            runs = runs_of(end, m)
             if not runs:
                 targets.append(("cold >= 95%% within 5 x min_age (%d s), %s" %
                                 (5 * MIN_AGE_S, m), False, "not run"))
                 continue
-            t95s = sorted(float(r["t95_s"]) if float(r["t95_s"]) > 0 else float("inf")
-                          for r in runs)
-            med = t95s[len(t95s) // 2]
-            each = ", ".join(("%s s" % f(t, 0)) if t != float("inf") else "never" for t in
-                             (float(r["t95_s"]) if float(r["t95_s"]) > 0 else float("inf")
-                              for r in runs))
+            t95s = [float(r["t95_s"]) if float(r["t95_s"]) > 0 else float("inf")
+                    for r in runs]
+            med = sorted(t95s)[len(t95s) // 2]
+            each = ", ".join(("%s s" % f(t, 0)) if t != float("inf") else "never"
+                             for t in t95s)
             targets.append(("cold >= 95%% within 5 x min_age (%d s), %s (median of %d runs)" %
                             (5 * MIN_AGE_S, m, len(runs)), med <= 5 * MIN_AGE_S,
                             ("median %s" % ("%s s" % f(med, 0) if med != float("inf")
                                             else "never")) +
                             " (runs: %s; at the end: %s)" % (
                                 each, ", ".join(f(r["cold_pct"]) + "%" for r in runs))))
-        vr = [r for n, r in end.items() if n == "pageoutd-vaddr" or
-              n.startswith("pageoutd-vaddr#")]
+        vr = runs_of(end, "pageoutd-vaddr")
         v = end.get("pageoutd-vaddr")
         if vr:
             worst = max(float(r["hot_refault_pct"]) for r in vr)

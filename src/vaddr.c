@@ -1080,8 +1080,14 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		if (vrange_subtract(&cur, &tmp, &confirmed) < 0)
 			goto nomem;
 	}
+	/* todo: confirmed, less what was advised or refused by the kernel (run_policy) */
 	if (vrange_subtract(&confirmed, &t->advised, todo) < 0)
 		goto nomem;
+	if (t->refused.nr) {
+		if (vrange_subtract(todo, &t->refused, &tmp) < 0)
+			goto nomem;
+		SWAP_LISTS(*todo, tmp);
+	}
 	SWAP_LISTS(t->prev, cur);
 	t->prev_us = now;
 	t->prev_clock = clock;
@@ -1211,6 +1217,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		struct vrange_list todo = { 0 }, clipped = { 0 };
 		struct vma_list vmas = { 0 };
 		char *smaps = NULL;
+		ssize_t len;
 
 		struct vrange_list mapped = { 0 };
 		int sel;
@@ -1229,7 +1236,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			continue;
 		}
 		/* maps is cheap (no page walk): it bounds what is counted */
-		if (read_file_alloc_at(t->procfd, "maps", &smaps) < 0 ||
+		if ((len = read_file_alloc_at(t->procfd, "maps", &smaps)) < 0 ||
 		    vma_parse_smaps(smaps, &vmas) < 0) {
 			free(smaps);
 			vma_list_fini(&vmas);
@@ -1241,7 +1248,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		 * maps changes, or for VADDR_REFUSED_KEEP_US at most (munlock changes no line).
 		 */
 		{
-			uint64_t h = hash_bytes(smaps, strlen(smaps));
+			uint64_t h = hash_bytes(smaps, (size_t)len);
 
 			if (h != t->maps_hash || now - t->refused_us > VADDR_REFUSED_KEEP_US)
 				t->refused.nr = 0;
@@ -1252,16 +1259,8 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		/* one entry per VMA (its index keeps neighbours apart): each is a piece of its own */
 		for (size_t k = 0; k < vmas.nr; k++)
 			vrange_push(&mapped, vmas.v[k].start, vmas.v[k].end, (uint32_t)k, 0);
-		sel = select_target(v, t, vp, i < snap->nr_schemes ? &snap->schemes[i] : NULL, now,
-				    &mapped, &todo);
+		sel = select_target(v, t, vp, &snap->schemes[i], now, &mapped, &todo);
 		vrange_list_fini(&mapped);
-		if (sel == 0 && t->refused.nr) {
-			struct vrange_list left = { 0 };
-
-			if (vrange_subtract(&todo, &t->refused, &left) == 0)
-				SWAP_LISTS(todo, left);
-			vrange_list_fini(&left);
-		}
 		if (sel < 0 || !todo.nr) {
 			vrange_list_fini(&todo);
 			vma_list_fini(&vmas);
@@ -1274,16 +1273,16 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		 * VMAs from others, and smaps walks every page to print them (at 100 small
 		 * processes with mlockall in the 6.12 guest it took two thirds of pageoutd's CPU):
 		 * the kernel refuses those VMAs itself with EINVAL, which apply counts as locked
-		 * and does not try again while the range stays cold. A dry run asks nothing of
+		 * and records as refused until maps changes (above). A dry run asks nothing of
 		 * the kernel, so it reads smaps to count them right.
 		 */
-		if (madv_pidfd_alive(t->pidfd) < 0 ||
-		    (v->cfg->daemon.dry_run &&
-		     (read_file_alloc_at(t->procfd, "smaps", &smaps) < 0 ||
-		      vma_parse_smaps(smaps, &vmas) < 0 || madv_pidfd_alive(t->pidfd) < 0))) {
+		if ((v->cfg->daemon.dry_run &&
+		     read_file_alloc_at(t->procfd, "smaps", &smaps) < 0) ||
+		    madv_pidfd_alive(t->pidfd) < 0) {
 			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
 			t->dead = true;
-		} else if (vrange_clip(&todo, &vmas, kinds, blocked, v->page_size, &clipped,
+		} else if ((!smaps || vma_parse_smaps(smaps, &vmas) == 0) &&
+			   vrange_clip(&todo, &vmas, kinds, blocked, v->page_size, &clipped,
 				       vp->s.skipped_total) == 0) {
 			for (size_t k = 0; k < clipped.nr; k++)
 				push_work(&w, &nw, &cap, i, &clipped.r[k]);
