@@ -223,6 +223,8 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		json_u64(b, "snapshots", s->snapshots, true);
 		json_u64(b, "snapshot_errors", s->snapshot_errors, true);
 		json_u64(b, "empty_snapshots", s->empty_snapshots, true);
+		json_u64(b, "maps_reads", s->maps_reads, true);
+		json_u64(b, "maps_kept", s->maps_kept, true);
 		json_u64(b, "snapshot_us_total", s->snapshot_us_total, true);
 		json_u64(b, "aggregation_us", s->aggr_us, true);
 		json_u64(b, "commits", s->commits, true);

@@ -98,6 +98,8 @@ int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev
 #define VADDR_CLOCK_KEEP 8	       /* the least of the last estimates is used */
 /* ranges the kernel refused (EINVAL) are not offered again for this long, or until maps changes */
 #define VADDR_REFUSED_KEEP_US 60000000ULL
+/* a target with nothing left to advise goes this long at most without its maps being read */
+#define VADDR_MAPS_KEEP_US 30000000ULL
 uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n);
 uint64_t vaddr_interval_estimate(uint64_t wall_us, uint32_t gain, uint64_t aggr_us);
 /* vma_parse_smaps: the VMAs of /proc/PID/smaps (or maps, without VmFlags) text. */
@@ -131,6 +133,8 @@ struct vaddr_stats {
 	uint64_t snapshot_us_total;
 	uint64_t aggr_us;	  /* the aggregation interval the kdamond keeps, as measured */
 	uint64_t empty_snapshots; /* targets a snapshot had no region of (no news) */
+	uint64_t maps_reads;	  /* /proc/PID/maps reads */
+	uint64_t maps_kept;	  /* targets with nothing to advise whose last maps did */
 };
 
 struct vaddr;

@@ -421,6 +421,8 @@ int main(void)
 		uint64_t einval = ps->errors_total[MADV_ERR_EINVAL],
 			 locked = ps->skipped_total[SKIP_LOCKED];
 
+		uint64_t reads = vaddr_stats(v)->maps_reads, kept = vaddr_stats(v)->maps_kept;
+
 		ok(einval >= 1, "the locked range was refused by the kernel (%" PRIu64 " EINVAL)",
 		   einval);
 		vaddr_cycle(v);
@@ -430,6 +432,25 @@ int main(void)
 			   ps->skipped_total[SKIP_LOCKED] == locked,
 		   "two cycles later it was not offered again (%" PRIu64 " EINVAL)",
 		   ps->errors_total[MADV_ERR_EINVAL]);
+		/* every cold piece advised or refused: nothing to advise, maps need not be read */
+		is_u64(vaddr_stats(v)->maps_reads - reads, 0,
+		       "with every cold piece advised or refused, maps is not read again");
+		is_u64(vaddr_stats(v)->maps_kept - kept, 2 * NCHILD,
+		       "both targets were settled in both cycles");
+	}
+	{
+		/* the hot half of the first target turns cold: it has something to advise, maps is read */
+		uint64_t reads = vaddr_stats(v)->maps_reads, adv = ps->advised_bytes_total;
+
+		f->vr[1].nr_accesses = 0;
+		vaddr_cycle(v);
+		vaddr_cycle(v);
+		ps = vaddr_policy_stats(v, "host");
+		is_u64(vaddr_stats(v)->maps_reads - reads, 2,
+		       "a target with a new cold region has its maps read in each cycle until "
+		       "advised");
+		is_u64(ps->advised_bytes_total - adv, 4 * MIB,
+		       "and its 4 MiB turned cold are advised once two snapshots agree");
 	}
 	kill(pids[0], SIGKILL);
 	waitpid(pids[0], NULL, 0);
