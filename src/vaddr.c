@@ -304,6 +304,12 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret)
 	return 0;
 }
 
+/* the memory kind (MEMORY_ANON or MEMORY_FILE) a VMA's pages are of; 0: special or locked */
+static unsigned vma_kind(const struct vma *v)
+{
+	return v->cls == VMA_ANON ? MEMORY_ANON : v->cls == VMA_FILE ? MEMORY_FILE : 0;
+}
+
 int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsigned kinds,
 		unsigned blocked, uint64_t page_size, struct vrange_list *out, uint64_t *skipped)
 {
@@ -320,9 +326,7 @@ int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsig
 			const struct vma *v = &vmas->v[k];
 			uint64_t s = v->start > r->start ? v->start : r->start;
 			uint64_t e = v->end < r->end ? v->end : r->end;
-			unsigned kind = v->cls == VMA_ANON   ? MEMORY_ANON
-					: v->cls == VMA_FILE ? MEMORY_FILE
-							     : 0;
+			unsigned kind = vma_kind(v);
 
 			s = (s + page_size - 1) & ~(page_size - 1);
 			e &= ~(page_size - 1);
@@ -361,11 +365,11 @@ struct vtarget {
 	/* refused by the kernel (EINVAL: locked, hugetlb, PFN or I/O VMA), until maps changes */
 	struct vrange_list refused;
 	uint64_t maps_hash, refused_us;
-	struct vrange_list mapped; /* its VMAs (one entry each) when maps was last read */
-	uint64_t mapped_us;	   /* then; 0: read it this cycle */
-	uint64_t prev_us;	   /* when prev was taken */
-	uint64_t prev_clock;	   /* the interval prev's ages were counted in */
-	struct vrange_list seen;   /* its regions (age in intervals) when the clock was read */
+	struct vma_list vmas;	 /* its VMAs when maps was last read */
+	uint64_t vmas_us;	 /* then; 0: read it this cycle */
+	uint64_t prev_us;	 /* when prev was taken */
+	uint64_t prev_clock;	 /* the interval prev's ages were counted in */
+	struct vrange_list seen; /* its regions (age in intervals) when the clock was read */
 	uint64_t seen_us;
 	bool seeded; /* DAMON has it at this index (vaddr_seed_regions given once) */
 };
@@ -547,7 +551,7 @@ static void target_close(struct vtarget *t)
 	vrange_list_fini(&t->advised);
 	vrange_list_fini(&t->refused);
 	vrange_list_fini(&t->seen);
-	vrange_list_fini(&t->mapped);
+	vma_list_fini(&t->vmas);
 }
 
 /* What DAMON said of a target's regions no longer holds: watch it afresh from now. */
@@ -1206,16 +1210,16 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
  * needs (a third of pageoutd's steady CPU at 100 processes in the 7.2 guest) can wait.
  */
 static bool target_settled(const struct vaddr *v, const struct vtarget *t, const struct vpolicy *vp,
-			   const struct damon_scheme_regions *sr, uint64_t now)
+			   const struct damon_scheme_regions *sr, unsigned kinds, uint64_t now)
 {
 	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
 	uint64_t clock = v->s.aggr_us > aggr ? v->s.aggr_us : aggr;
 	uint64_t max_acc =
 		(uint64_t)vp->cfg->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
-	struct vrange_list old = { 0 }, a = { 0 }, b = { 0 };
+	struct vrange_list old = { 0 }, m = { 0 }, a = { 0 }, b = { 0 };
 	bool settled = false;
 
-	if (!t->mapped_us || now - t->mapped_us > VADDR_MAPS_KEEP_US ||
+	if (!t->vmas_us || now - t->vmas_us > VADDR_MAPS_KEEP_US ||
 	    (t->refused.nr && now - t->refused_us > VADDR_REFUSED_KEEP_US))
 		return false;
 	for (unsigned i = 0; i < sr->nr; i++) {
@@ -1228,12 +1232,18 @@ static bool target_settled(const struct vaddr *v, const struct vtarget *t, const
 		    vrange_push(&old, g->start, g->end, 0, 0) < 0)
 			goto out;
 	}
-	if (vrange_intersect(&old, &t->mapped, &a) < 0 ||
-	    vrange_subtract(&a, &t->advised, &b) < 0 || vrange_subtract(&b, &t->refused, &a) < 0)
+	/* only mappings of the kinds it may advise now: the others are never advised */
+	for (size_t k = 0; k < t->vmas.nr; k++)
+		if ((vma_kind(&t->vmas.v[k]) & kinds) &&
+		    vrange_append(&m, t->vmas.v[k].start, t->vmas.v[k].end, 0, k) < 0)
+			goto out;
+	if (vrange_intersect(&old, &m, &a) < 0 || vrange_subtract(&a, &t->advised, &b) < 0 ||
+	    vrange_subtract(&b, &t->refused, &a) < 0)
 		goto out;
 	settled = a.nr == 0;
 out:
 	vrange_list_fini(&old);
+	vrange_list_fini(&m);
 	vrange_list_fini(&a);
 	vrange_list_fini(&b);
 	return settled;
@@ -1257,11 +1267,11 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		blocked |= MEMORY_FILE;
 	for (size_t i = 0; i < v->nt; i++) {
 		struct vtarget *t = &v->t[i];
-		struct vrange_list todo = { 0 }, clipped = { 0 };
-		struct vma_list vmas = { 0 };
-		char *smaps = NULL;
+		struct vrange_list todo = { 0 }, clipped = { 0 }, mapped = { 0 };
+		struct vma_list flagged = { 0 };
+		char *text = NULL;
 		ssize_t len;
-
+		bool kept;
 		int sel;
 
 		if (t->policy != pi || t->dead)
@@ -1281,12 +1291,14 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		 * maps is cheap (no page walk): it bounds what is counted. A settled target's
 		 * last maps do: nothing of it can be advised this cycle (target_settled).
 		 */
-		if (target_settled(v, t, vp, &snap->schemes[i], now)) {
+		kept = target_settled(v, t, vp, &snap->schemes[i], kinds & ~blocked, now);
+		if (kept) {
 			v->s.maps_kept++;
-		} else if ((len = read_file_alloc_at(t->procfd, "maps", &smaps)) < 0 ||
-			   vma_parse_smaps(smaps, &vmas) < 0) {
-			free(smaps);
-			vma_list_fini(&vmas);
+		} else if ((len = read_file_alloc_at(t->procfd, "maps", &text)) < 0 ||
+			   vma_parse_smaps(text, &t->vmas) < 0) {
+			free(text);
+			t->vmas.nr = 0;
+			t->vmas_us = 0;
 			t->dead = madv_pidfd_alive(t->pidfd) < 0;
 			continue;
 		} else {
@@ -1295,41 +1307,25 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			 * were: until maps changes, or for VADDR_REFUSED_KEEP_US at most (munlock
 			 * changes no line).
 			 */
-			uint64_t h = hash_bytes(smaps, (size_t)len);
+			uint64_t h = hash_bytes(text, (size_t)len);
 
 			if (h != t->maps_hash || now - t->refused_us > VADDR_REFUSED_KEEP_US)
 				t->refused.nr = 0;
 			t->maps_hash = h;
-			free(smaps);
-			smaps = NULL;
+			free(text);
+			text = NULL;
 			v->s.maps_reads++;
-			/* one entry per VMA (its index keeps neighbours apart): each a piece */
-			t->mapped.nr = 0;
-			for (size_t k = 0; k < vmas.nr; k++)
-				if (vrange_append(&t->mapped, vmas.v[k].start, vmas.v[k].end, 0,
-						  k) < 0) {
-					t->mapped.nr = 0;
-					break;
-				}
-			t->mapped_us = t->mapped.nr ? now : 0;
+			t->vmas_us = now;
 		}
-		sel = select_target(v, t, vp, &snap->schemes[i], now, &t->mapped, &todo);
+		/* one entry per VMA (its index keeps neighbours apart): each is a piece of its own */
+		for (size_t k = 0; k < t->vmas.nr; k++)
+			vrange_push(&mapped, t->vmas.v[k].start, t->vmas.v[k].end, (uint32_t)k, 0);
+		sel = select_target(v, t, vp, &snap->schemes[i], now, &mapped, &todo);
+		vrange_list_fini(&mapped);
 		if (sel < 0 || !todo.nr) {
 			vrange_list_fini(&todo);
-			vma_list_fini(&vmas);
 			continue;
 		}
-		/* settled, yet something to advise (cannot be): never without the VMAs as now */
-		if (!vmas.nr && ((len = read_file_alloc_at(t->procfd, "maps", &smaps)) < 0 ||
-				 vma_parse_smaps(smaps, &vmas) < 0)) {
-			t->mapped_us = 0;
-			free(smaps);
-			vrange_list_fini(&todo);
-			vma_list_fini(&vmas);
-			continue;
-		}
-		free(smaps);
-		smaps = NULL;
 		/*
 		 * The VMAs as they are now, of the process the pidfd names: the maps just read,
 		 * when the process is still alive after it (its /proc directory was opened while
@@ -1338,21 +1334,25 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		 * processes with mlockall in the 6.12 guest it took two thirds of pageoutd's CPU):
 		 * the kernel refuses those VMAs itself with EINVAL, which apply counts as locked
 		 * and records as refused until maps changes (above). A dry run asks nothing of
-		 * the kernel, so it reads smaps to count them right.
+		 * the kernel, so it reads smaps to count them right. A settled target's todo holds
+		 * only memory of kinds it may not advise now, which the clip counts and drops.
 		 */
-		if ((v->cfg->daemon.dry_run &&
-		     read_file_alloc_at(t->procfd, "smaps", &smaps) < 0) ||
-		    madv_pidfd_alive(t->pidfd) < 0) {
+		if ((v->cfg->daemon.dry_run && read_file_alloc_at(t->procfd, "smaps", &text) < 0) ||
+		    (!kept && madv_pidfd_alive(t->pidfd) < 0)) {
 			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
 			t->dead = true;
-		} else if ((!smaps || vma_parse_smaps(smaps, &vmas) == 0) &&
-			   vrange_clip(&todo, &vmas, kinds, blocked, v->page_size, &clipped,
-				       vp->s.skipped_total) == 0) {
-			for (size_t k = 0; k < clipped.nr; k++)
-				push_work(&w, &nw, &cap, i, &clipped.r[k]);
+		} else if ((!text || vma_parse_smaps(text, &flagged) == 0) &&
+			   vrange_clip(&todo, text ? &flagged : &t->vmas, kinds, blocked,
+				       v->page_size, &clipped, vp->s.skipped_total) == 0) {
+			/* settled, yet something to advise (cannot be): never on maps read before */
+			if (kept && clipped.nr)
+				t->vmas_us = 0;
+			else
+				for (size_t k = 0; k < clipped.nr; k++)
+					push_work(&w, &nw, &cap, i, &clipped.r[k]);
 		}
-		free(smaps);
-		vma_list_fini(&vmas);
+		free(text);
+		vma_list_fini(&flagged);
 		vrange_list_fini(&todo);
 		vrange_list_fini(&clipped);
 	}

@@ -721,7 +721,8 @@ static int scale(int argc, char **argv)
 		unsigned n = (unsigned)atoi(argv[i]), cycles = 6, secs = 5;
 		pid_t *pids = calloc(n, sizeof(*pids));
 		char kp[32] = "";
-		uint64_t c0, c1, k0 = 0, k1 = 0, snaps0, snaps1, sus0, sus1, f0, rec0, rec1;
+		uint64_t c0, c1, k0 = 0, k1 = 0, snaps0, snaps1, sus0, sus1, f0, rec0, rec1, mr0,
+				 mk0;
 		unsigned first = 0;
 		pid_t d, kpid = 0;
 		long rss;
@@ -767,12 +768,18 @@ static int scale(int argc, char **argv)
 		k0 = kpid > 0 ? cpu_ticks(kpid) : 0;
 		snaps0 = stats_value(sock, "snapshots");
 		sus0 = stats_value(sock, "snapshot_us_total");
+		mr0 = stats_value(sock, "maps_reads");
+		mk0 = stats_value(sock, "maps_kept");
 		vm_sleep_ms(cycles * secs * 1000);
 		c1 = cpu_ticks(d);
 		k1 = kpid > 0 ? cpu_ticks(kpid) : 0;
 		snaps1 = stats_value(sock, "snapshots");
 		sus1 = stats_value(sock, "snapshot_us_total");
 		rss = vm_status_kb(d, "VmRSS");
+		printf("# %u processes, steady cycles: maps read %" PRIu64 " times, the last "
+		       "maps kept %" PRIu64 " times (nothing left to advise)\n",
+		       n, stats_value(sock, "maps_reads") - mr0,
+		       stats_value(sock, "maps_kept") - mk0);
 		{
 			double ms = (double)(c1 - c0) * 1000.0 / (double)hz / cycles;
 			double kms = (double)(k1 - k0) * 1000.0 / (double)hz / cycles;

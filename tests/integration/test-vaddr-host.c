@@ -452,6 +452,23 @@ int main(void)
 		is_u64(ps->advised_bytes_total - adv, 4 * MIB,
 		       "and its 4 MiB turned cold are advised once two snapshots agree");
 	}
+	{
+		/*
+		 * memory = anon: the hot half of the other target turns cold, but it is a file
+		 * mapping, which this policy never advises: still nothing to advise, maps unread
+		 */
+		uint64_t reads = vaddr_stats(v)->maps_reads, adv = ps->advised_bytes_total;
+
+		cfg->policies[0].memory = MEMORY_ANON;
+		f->vr[3].nr_accesses = 0;
+		vaddr_cycle(v);
+		vaddr_cycle(v);
+		ps = vaddr_policy_stats(v, "host");
+		is_u64(vaddr_stats(v)->maps_reads - reads, 0,
+		       "cold file pages under a memory = anon policy: maps is not read for them");
+		is_u64(ps->advised_bytes_total - adv, 0, "and nothing is advised");
+		cfg->policies[0].memory = MEMORY_FILE;
+	}
 	kill(pids[0], SIGKILL);
 	waitpid(pids[0], NULL, 0);
 	is_int(vaddr_cycle(v), 0, "a child exited: the cycle goes on");
