@@ -997,20 +997,24 @@ static int cmp_work_addr(const void *a, const void *b)
 /* samples a region must have put on a mapping's piece of it (select_target) */
 #define SPARSE_MIN_SAMPLES 20
 
-static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
-			 const struct damon_scheme_regions *sr, uint64_t now,
-			 const struct vrange_list *mapped, struct vrange_list *todo)
+/*
+ * The pieces of a target's regions as DAMON reports them (sr) that are idle enough to be
+ * candidates: raw (at least min_age old) and young (younger), one piece per mapping of
+ * `mapped` (sorted, never merged), with the age of its region in µs of the kdamond's clock;
+ * regions accessed more than max_access_rate into hot (if not NULL). A piece too sparsely
+ * sampled to speak for (below) is left out and its bytes added to *sparse (if not NULL).
+ */
+static int cold_pieces(const struct vaddr *v, const struct vtarget *t, const struct vpolicy *vp,
+		       const struct damon_scheme_regions *sr, uint64_t now,
+		       const struct vrange_list *mapped, struct vrange_list *hot,
+		       struct vrange_list *raw, struct vrange_list *young, uint64_t *sparse)
 {
-	const struct cfg_policy *p = vp->cfg;
 	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
 	/* an age in intervals, in the time the kdamond really took for them */
 	uint64_t clock = v->s.aggr_us > aggr ? v->s.aggr_us : aggr;
-	uint64_t max_acc = (uint64_t)p->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
+	uint64_t max_acc =
+		(uint64_t)vp->cfg->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
 	uint64_t monitored = now - t->since_us;
-	struct vrange_list raw = { 0 }, young = { 0 }, hot = { 0 }, cur = { 0 }, tmp = { 0 },
-			   confirmed = { 0 };
-	int r = 0;
-
 	size_t j = 0;
 
 	for (unsigned i = 0; sr && i < sr->nr; i++) {
@@ -1018,8 +1022,8 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		uint64_t age = (uint64_t)g->age * clock;
 
 		if (g->nr_accesses > max_acc) {
-			if (vrange_push(&hot, g->start, g->end, g->nr_accesses, 0) < 0)
-				goto nomem;
+			if (hot && vrange_push(hot, g->start, g->end, g->nr_accesses, 0) < 0)
+				return -ENOMEM;
 			continue;
 		}
 		/* never older than pageoutd has watched this process at this index */
@@ -1041,19 +1045,36 @@ static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 		for (size_t k = j; k < mapped->nr && mapped->r[k].start < g->end; k++) {
 			uint64_t a = mapped->r[k].start > g->start ? mapped->r[k].start : g->start;
 			uint64_t b = mapped->r[k].end < g->end ? mapped->r[k].end : g->end;
+			struct vrange_list *to = age < vp->st.min_age_us ? young : raw;
 
 			if ((double)age / (double)(sample ? sample : 1) * (double)(b - a) /
 				    (double)(g->end - g->start) <
 			    SPARSE_MIN_SAMPLES) {
-				vp->s.skipped_total[SKIP_SPARSE] += b - a;
+				if (sparse)
+					*sparse += b - a;
 				continue;
 			}
-			if (vrange_push(age < vp->st.min_age_us ? &young : &raw, a, b,
-					g->nr_accesses, age) < 0)
-				goto nomem;
+			if (to && vrange_push(to, a, b, g->nr_accesses, age) < 0)
+				return -ENOMEM;
 		}
 	}
-	/* young and raw hold mapped pieces only (the loop above): no second intersection */
+	return 0;
+}
+
+static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
+			 const struct damon_scheme_regions *sr, uint64_t now,
+			 const struct vrange_list *mapped, struct vrange_list *todo)
+{
+	uint64_t aggr = v->cfg->damon.aggr_us;
+	uint64_t clock = v->s.aggr_us > aggr ? v->s.aggr_us : aggr;
+	struct vrange_list raw = { 0 }, young = { 0 }, hot = { 0 }, cur = { 0 }, tmp = { 0 },
+			   confirmed = { 0 };
+	int r = 0;
+
+	if (cold_pieces(v, t, vp, sr, now, mapped, &hot, &raw, &young,
+			&vp->s.skipped_total[SKIP_SPARSE]) < 0)
+		goto nomem;
+	/* young and raw hold mapped pieces only (cold_pieces): no second intersection */
 	SWAP_LISTS(cur, raw);
 	vp->s.skipped_total[SKIP_YOUNG] += vrange_bytes(&young);
 	vp->s.cold_bytes += vrange_bytes(&cur);
@@ -1204,48 +1225,36 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 }
 
 /*
- * Whether a target has nothing left to advise whatever its maps say now: every mapped piece
- * (as of the last maps read) of each region old and idle enough is already advised or refused.
- * Then this cycle's select_target can only keep its books (prev, advised), and the maps read it
- * needs (a third of pageoutd's steady CPU at 100 processes in the 7.2 guest) can wait.
+ * Whether a target has nothing left to advise whatever its maps say now: every candidate piece
+ * (cold_pieces over its mappings of the kinds it may advise now, as of the last maps read) is
+ * already advised or refused. Then this cycle's select_target can only keep its books (prev,
+ * advised), and the maps read it needs (a third of pageoutd's steady CPU at 100 processes in
+ * the 7.2 guest) can wait. A piece too sparsely sampled is no candidate yet: a heap 800 MB
+ * above the program, in one DAMON region with the gap between them, stays one for good.
  */
 static bool target_settled(const struct vaddr *v, const struct vtarget *t, const struct vpolicy *vp,
 			   const struct damon_scheme_regions *sr, unsigned kinds, uint64_t now)
 {
-	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
-	uint64_t clock = v->s.aggr_us > aggr ? v->s.aggr_us : aggr;
-	uint64_t max_acc =
-		(uint64_t)vp->cfg->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
-	struct vrange_list old = { 0 }, m = { 0 }, a = { 0 }, b = { 0 };
+	struct vrange_list m = { 0 }, raw = { 0 }, a = { 0 };
 	bool settled = false;
 
 	if (!t->vmas_us || now - t->vmas_us > VADDR_MAPS_KEEP_US ||
 	    (t->refused.nr && now - t->refused_us > VADDR_REFUSED_KEEP_US))
 		return false;
-	for (unsigned i = 0; i < sr->nr; i++) {
-		const struct damon_region *g = &sr->regions[i];
-		uint64_t age = (uint64_t)g->age * clock;
-
-		if (age > now - t->since_us)
-			age = now - t->since_us;
-		if (g->nr_accesses <= max_acc && age >= vp->st.min_age_us &&
-		    vrange_push(&old, g->start, g->end, 0, 0) < 0)
-			goto out;
-	}
-	/* only mappings of the kinds it may advise now: the others are never advised */
+	/* the mappings of the kinds it may advise now: the others are never advised */
 	for (size_t k = 0; k < t->vmas.nr; k++)
 		if ((vma_kind(&t->vmas.v[k]) & kinds) &&
 		    vrange_append(&m, t->vmas.v[k].start, t->vmas.v[k].end, 0, k) < 0)
 			goto out;
-	if (vrange_intersect(&old, &m, &a) < 0 || vrange_subtract(&a, &t->advised, &b) < 0 ||
-	    vrange_subtract(&b, &t->refused, &a) < 0)
+	if (cold_pieces(v, t, vp, sr, now, &m, NULL, &raw, NULL, NULL) < 0 ||
+	    vrange_subtract(&raw, &t->advised, &a) < 0 ||
+	    vrange_subtract(&a, &t->refused, &raw) < 0)
 		goto out;
-	settled = a.nr == 0;
+	settled = raw.nr == 0;
 out:
-	vrange_list_fini(&old);
 	vrange_list_fini(&m);
+	vrange_list_fini(&raw);
 	vrange_list_fini(&a);
-	vrange_list_fini(&b);
 	return settled;
 }
 
