@@ -137,26 +137,45 @@ void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
 	str_copy(s->action, sizeof(s->action), paused || !kinds ? "stat" : "pageout");
 	damon_pattern_all(&s->pattern);
 	s->pattern.nr_accesses_max = (uint32_t)((uint64_t)p->max_access_rate * samples / PPM_ONE);
-	s->pattern.age_min = (uint32_t)((min_age_us + aggr - 1) / aggr);
-	/*
-	 * Walk once per cycle: the young check between two walks of a region is the kernel's
-	 * re-check, so this is how long a page may go untouched before it can be reclaimed
-	 * (the aggregation interval, 100 ms by default, would take pages of a working set
-	 * whose loop is slower than that); it also bounds the kernel's cost per scheme.
-	 */
-	s->apply_interval_us = cfg->daemon.interval_us > aggr ? cfg->daemon.interval_us : aggr;
-	if (p->quota_interval_us) {
-		uint64_t b = (uint64_t)((double)p->quota_bytes * quota_scale) / share;
-
-		s->quota_bytes = b < 4096 ? 4096 : b;
-		s->quota_reset_ms = p->quota_interval_us / USEC_PER_MSEC;
+	if (f->apply_interval) {
+		/*
+		 * Page by page, not region by region. DAMON resets the age of every region a
+		 * pageout scheme walks, and applies a kdamond's schemes to each region in turn:
+		 * with an age gate, the first cgroup's scheme walked every idle region first and
+		 * reset its age, and no scheme after it saw a region old enough (in the guest a
+		 * second cgroup's 16 MiB of cold memory stayed resident for 150 s while the
+		 * first's went). So each scheme walks the regions whose access rate is low enough
+		 * once per min_age, and the kernel's own young check decides for each page: it
+		 * was touched since the walk before (min_age ago) and stays, or it goes.
+		 */
+		s->pattern.age_min = 0;
+		s->apply_interval_us = min_age_us > aggr ? min_age_us : aggr;
+	} else {
+		/*
+		 * No apply interval (before 6.7): the schemes run every aggregation interval,
+		 * and only the age of a region tells how long it has been idle.
+		 */
+		s->pattern.age_min = (uint32_t)((min_age_us + aggr - 1) / aggr);
 	}
-	if (!s->quota_reset_ms)
-		s->quota_reset_ms = 1000;
-	if (p->quota_time_us) {
-		s->quota_ms = p->quota_time_us / USEC_PER_MSEC / share;
-		if (!s->quota_ms)
-			s->quota_ms = 1;
+	{
+		/* the configured rate, over the interval between two walks */
+		uint64_t ival = p->quota_interval_us ? p->quota_interval_us : USEC_PER_SEC;
+		double per =
+			s->apply_interval_us ? (double)s->apply_interval_us / (double)ival : 1.0;
+
+		s->quota_reset_ms =
+			(s->apply_interval_us ? s->apply_interval_us : ival) / USEC_PER_MSEC;
+		if (p->quota_interval_us) {
+			uint64_t b = (uint64_t)((double)p->quota_bytes * quota_scale * per) / share;
+
+			s->quota_bytes = b < 4096 ? 4096 : b;
+		}
+		if (p->quota_time_us) {
+			s->quota_ms =
+				(uint64_t)((double)p->quota_time_us * per) / USEC_PER_MSEC / share;
+			if (!s->quota_ms)
+				s->quota_ms = 1;
+		}
 	}
 	/*
 	 * No prioritisation: every region the access pattern admits scores the same, so that the

@@ -240,10 +240,10 @@ static void run(enum fake_abi abi)
 		const struct paddr_cgroup_stats *ca = paddr_cgroup_stats(p, want_a);
 		uint64_t ws = ca ? ca->walk_scale : 0;
 
-		snprintf(num, sizeof(num), "%" PRIu64, 33554432 * ws);
+		snprintf(num, sizeof(num), "%" PRIu64, 10 * 33554432 * ws);
 		is_str(fake_get(f, K "schemes/0/quotas/bytes"), num,
-		       "%s: the policy's 64M quota split over its two cgroups, x%" PRIu64
-		       " for the RAM it walks",
+		       "%s: the policy's 64M/1s quota split over its two cgroups, for the 10 s "
+		       "between two walks (min_age), x%" PRIu64 " for the RAM it walks",
 		       a, ws);
 		ok(ca && ws == paddr_walk_scale(paddr_stats(p)->ram_bytes, ca->resident) && ws > 1,
 		   "%s: the factor is RAM over a's memory (%" PRIu64 " of %" PRIu64 " bytes)", a,
@@ -271,7 +271,8 @@ static void run(enum fake_abi abi)
 		const struct paddr_cgroup_stats *ca = paddr_cgroup_stats(p, want_a);
 
 		snprintf(num, sizeof(num), "%" PRIu64,
-			 (uint64_t)((double)(64 * MIB) * (double)(ca ? ca->walk_scale : 0)) / 3);
+			 (uint64_t)((double)(64 * MIB) * 10 * (double)(ca ? ca->walk_scale : 0)) /
+				 3);
 		is_str(fake_get(f, K "schemes/0/quotas/bytes"), num, "%s: quota split three ways",
 		       a);
 	}

@@ -95,7 +95,8 @@ static void build(void)
 				       .filters_legacy = true,
 				       .filter_target = true,
 				       .quota_goals = true,
-				       .goal_metric = true };
+				       .goal_metric = true,
+				       .apply_interval = true };
 	struct damon_features f72 = f612, f64 = { .ops_paddr = true, .filters_legacy = true };
 	const struct cfg_policy *p;
 	struct damon_scheme s;
@@ -110,13 +111,17 @@ static void build(void)
 	is_str(s.action, "pageout", "action pageout");
 	is_u64(paddr_aggr_us(cfg), 250000,
 	       "the paddr kdamond aggregates over 50 samples of 5 ms (aggr_interval 100ms)");
-	is_u64(s.pattern.age_min, 120, "min_age 30s = 120 aggregation intervals of 250 ms");
+	is_u64(s.pattern.age_min, 0,
+	       "no age gate: DAMON resets the age of each region a pageout scheme walks, which "
+	       "hid every idle region from the schemes after the first");
 	is_u64(s.pattern.nr_accesses_max, 5, "max_access_rate 10%% of 50 samples = 5");
 	is_u64(s.pattern.age_max, DAMON_U32_MAX, "no maximum age");
-	is_u64(s.apply_interval_us, 2000000, "applied once per cycle (2 s), not every 100 ms");
-	is_u64(s.quota_bytes, 128 * MIB, "quota 256M split over the policy's 2 cgroups");
-	is_u64(s.quota_reset_ms, 1000, "quota reset interval 1 s");
-	is_u64(s.quota_ms, 10, "quota_time 20ms split over 2 cgroups");
+	is_u64(s.apply_interval_us, 30000000,
+	       "walked once per min_age (30 s): the kernel's young check decides per page");
+	is_u64(s.quota_bytes, 30 * 128 * MIB,
+	       "quota 256M/1s split over the policy's 2 cgroups, for the 30 s between walks");
+	is_u64(s.quota_reset_ms, 30000, "quota reset interval: one walk's (30 s)");
+	is_u64(s.quota_ms, 300, "quota_time 20ms/1s split over 2 cgroups, for 30 s: 300 ms");
 	ok(s.weight_age == 0 && s.weight_nr_accesses == 0 && s.weight_sz == 0,
 	   "no weights: the quota sweeps every admitted region in turn");
 	is_int(s.nr_goals, 0,
@@ -135,7 +140,7 @@ static void build(void)
 			   &s);
 	ok(s.nr_filters == 2 && s.filters[1].type == DAMON_FILTER_ANON && s.filters[1].matching,
 	   "6.12, anon blocked (swap reserve): an anon filter excludes anon");
-	is_u64(s.quota_bytes, 256 * MIB, "one cgroup: the whole quota");
+	is_u64(s.quota_bytes, 30 * 256 * MIB, "one cgroup: the whole quota (for 30 s)");
 
 	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us * 2, 0.5, 1,
 			   MEMORY_ANON | MEMORY_FILE, false, &s);
@@ -146,11 +151,11 @@ static void build(void)
 	is_str(s.goal_tuner, "temporal",
 	       "7.2: the temporal goal tuner (full quota below the goal)");
 	ok(s.nr_goals == 1 && !strcmp(s.goals[0].metric, "some_mem_psi_us") &&
-		   s.goals[0].target_value == 100000,
-	   "7.2: goal some_mem_psi_us 10%% of 1 s = 100000 us");
-	is_u64(s.pattern.age_min, 240,
-	       "refault back-off: doubled min_age (240 intervals of 250 ms)");
-	is_u64(s.quota_bytes, 128 * MIB, "refault back-off: halved quota");
+		   s.goals[0].target_value == 6000000,
+	   "7.2: goal some_mem_psi_us 10%% of the 60 s reset interval = 6000000 us");
+	is_u64(s.apply_interval_us, 60000000,
+	       "refault back-off: doubled min_age (a walk a minute)");
+	is_u64(s.quota_bytes, 60 * 128 * MIB, "refault back-off: halved quota (per second)");
 
 	paddr_build_scheme(p, cfg, &f72, "/batch/a", p->min_age_us, 1.0, 1, MEMORY_ANON, false, &s);
 	ok(s.nr_filters == 2 && s.filters[0].type == DAMON_FILTER_MEMCG && !s.filters[0].allow &&
@@ -167,6 +172,10 @@ static void build(void)
 	paddr_build_scheme(p, cfg, &f64, "/batch/a", p->min_age_us, 1.0, 1,
 			   MEMORY_ANON | MEMORY_FILE, false, &s);
 	is_int(s.nr_goals, 0, "no goal metrics (before 6.9): no goal, pageoutd scales the quota");
+	ok(s.pattern.age_min == 120 && s.quota_bytes == 256 * MIB && s.quota_reset_ms == 1000 &&
+		   s.quota_ms == 20,
+	   "no apply interval (before 6.7): every aggregation, so the age gate (120 intervals of "
+	   "250 ms) and the quota per configured interval");
 	cfg_free(cfg);
 
 	cfg = policy_cfg("quota = none\nquota_time = 0\n");
@@ -176,8 +185,8 @@ static void build(void)
 	p = &cfg->policies[0];
 	paddr_build_scheme(p, cfg, &f612, "/batch/a", p->min_age_us, 1.0, 1,
 			   MEMORY_ANON | MEMORY_FILE, false, &s);
-	ok(s.quota_bytes == 0 && s.quota_ms == 0 && s.quota_reset_ms == 1000,
-	   "no quota: bytes and ms 0, reset interval 1 s for the goal");
+	ok(s.quota_bytes == 0 && s.quota_ms == 0 && s.quota_reset_ms == 30000,
+	   "no quota: bytes and ms 0, reset interval one walk's (30 s) for the goal");
 	ok(!s.wmark_free_mem_rate, "min_free 0: no watermarks");
 	cfg_free(cfg);
 }
@@ -224,20 +233,22 @@ static void tree(enum fake_abi abi)
 	is_str(fake_get(fk, K "targets/0/regions/0/end"), "1073741824", "%s: region end", a);
 	is_str(fake_get(fk, K "schemes/nr_schemes"), "2", "%s: one scheme per cgroup", a);
 	is_str(fake_get(fk, K "schemes/1/action"), "pageout", "%s: action", a);
-	is_str(fake_get(fk, K "schemes/1/access_pattern/age/min"), "120",
-	       "%s: age min (30 s in 250 ms intervals)", a);
+	is_str(fake_get(fk, K "schemes/1/access_pattern/age/min"), "0", "%s: no age gate", a);
+	is_str(fake_get(fk, K "schemes/1/apply_interval_us"), "30000000",
+	       "%s: walked once per min_age (30 s)", a);
 	is_str(fake_get(fk, K "schemes/1/access_pattern/nr_accesses/max"), "5",
 	       "%s: nr_accesses max", a);
-	is_str(fake_get(fk, K "schemes/1/quotas/bytes"), "134217728", "%s: quota bytes", a);
-	is_str(fake_get(fk, K "schemes/1/quotas/reset_interval_ms"), "1000", "%s: reset", a);
-	is_str(fake_get(fk, K "schemes/1/quotas/ms"), "10", "%s: quota ms", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/bytes"), "4026531840",
+	       "%s: quota bytes (128 MiB/s for 30 s)", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/reset_interval_ms"), "30000", "%s: reset", a);
+	is_str(fake_get(fk, K "schemes/1/quotas/ms"), "300", "%s: quota ms (10 ms/s for 30 s)", a);
 	is_str(fake_get(fk, K "schemes/1/quotas/weights/age_permil"), "0", "%s: age weight", a);
 	if (abi == FAKE_ABI_72) {
 		is_str(fake_get(fk, K "schemes/1/quotas/goals/nr_goals"), "1", "%s: one goal", a);
 		is_str(fake_get(fk, K "schemes/1/quotas/goals/0/target_metric"), "some_mem_psi_us",
 		       "%s: PSI goal metric", a);
-		is_str(fake_get(fk, K "schemes/1/quotas/goals/0/target_value"), "100000",
-		       "%s: PSI goal value", a);
+		is_str(fake_get(fk, K "schemes/1/quotas/goals/0/target_value"), "3000000",
+		       "%s: PSI goal value (10%% of the 30 s reset interval)", a);
 	} else {
 		is_str(fake_get(fk, K "schemes/1/quotas/goals/nr_goals"), "0",
 		       "%s: no goal without the temporal tuner", a);
