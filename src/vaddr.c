@@ -310,6 +310,19 @@ static unsigned vma_kind(const struct vma *v)
 	return v->cls == VMA_ANON ? MEMORY_ANON : v->cls == VMA_FILE ? MEMORY_FILE : 0;
 }
 
+/*
+ * The VMAs of the kinds in `kinds` (all of them for 0) as ranges, one entry each (never merged
+ * with the next: each VMA's part of a region is a piece of its own).
+ */
+static int vma_pieces(const struct vma_list *vmas, unsigned kinds, struct vrange_list *out)
+{
+	for (size_t k = 0; k < vmas->nr; k++)
+		if ((!kinds || (vma_kind(&vmas->v[k]) & kinds)) &&
+		    vrange_append(out, vmas->v[k].start, vmas->v[k].end, 0, k) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsigned kinds,
 		unsigned blocked, uint64_t page_size, struct vrange_list *out, uint64_t *skipped)
 {
@@ -1241,12 +1254,12 @@ static bool target_settled(const struct vaddr *v, const struct vtarget *t, const
 	if (!t->vmas_us || now - t->vmas_us > VADDR_MAPS_KEEP_US ||
 	    (t->refused.nr && now - t->refused_us > VADDR_REFUSED_KEEP_US))
 		return false;
+	/* nothing it may advise now (every kind blocked): no piece is a candidate */
+	if (!kinds)
+		return true;
 	/* the mappings of the kinds it may advise now: the others are never advised */
-	for (size_t k = 0; k < t->vmas.nr; k++)
-		if ((vma_kind(&t->vmas.v[k]) & kinds) &&
-		    vrange_append(&m, t->vmas.v[k].start, t->vmas.v[k].end, 0, k) < 0)
-			goto out;
-	if (cold_pieces(v, t, vp, sr, now, &m, NULL, &raw, NULL, NULL) < 0 ||
+	if (vma_pieces(&t->vmas, kinds, &m) < 0 ||
+	    cold_pieces(v, t, vp, sr, now, &m, NULL, &raw, NULL, NULL) < 0 ||
 	    vrange_subtract(&raw, &t->advised, &a) < 0 ||
 	    vrange_subtract(&a, &t->refused, &raw) < 0)
 		goto out;
@@ -1326,10 +1339,10 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			v->s.maps_reads++;
 			t->vmas_us = now;
 		}
-		/* one entry per VMA (its index keeps neighbours apart): each is a piece of its own */
-		for (size_t k = 0; k < t->vmas.nr; k++)
-			vrange_push(&mapped, t->vmas.v[k].start, t->vmas.v[k].end, (uint32_t)k, 0);
-		sel = select_target(v, t, vp, &snap->schemes[i], now, &mapped, &todo);
+		/* every mapping, each a piece of its own */
+		sel = vma_pieces(&t->vmas, 0, &mapped) < 0
+			      ? -ENOMEM
+			      : select_target(v, t, vp, &snap->schemes[i], now, &mapped, &todo);
 		vrange_list_fini(&mapped);
 		if (sel < 0 || !todo.nr) {
 			vrange_list_fini(&todo);
