@@ -192,8 +192,8 @@ int cfg_defaults(struct cfg *cfg)
 
 	memset(d, 0, sizeof(*d));
 	d->interval_us = 5 * SEC;
-	str_copy(d->socket, sizeof(d->socket), RUNSTATEDIR "/pageoutd/pageoutd.sock");
-	str_copy(d->state_dir, sizeof(d->state_dir), RUNSTATEDIR "/pageoutd");
+	str_copy(d->socket, sizeof(d->socket), CFG_DEFAULT_SOCKET);
+	str_copy(d->state_dir, sizeof(d->state_dir), CFG_RUN_DIR);
 	str_copy(d->proc_root, sizeof(d->proc_root), "/proc");
 	d->log_level = LOG_INFO;
 	d->reference_semantics = REFSEM_AUTO;

@@ -18,8 +18,6 @@
 #include "pageoutd/config.h"
 #include "pageoutd/util.h"
 
-#define CTL_DEFAULT_SOCKET RUNSTATEDIR "/pageoutd/pageoutd.sock"
-
 static const struct cmd {
 	const char *name, *args, *request, *help;
 	unsigned nargs;
@@ -49,7 +47,7 @@ static void usage(FILE *f)
 		"  -h, --help         this help; COMMAND --help: that command's\n"
 		"  -V, --version      pageoutctl's version\n\n"
 		"Exit status: 0 success, 1 the daemon is unreachable or refused, 2 usage.\n",
-		CTL_DEFAULT_SOCKET);
+		CFG_DEFAULT_SOCKET);
 }
 
 static int ask(const char *path, const char *req)
@@ -105,7 +103,7 @@ static int ask(const char *path, const char *req)
 
 static int check_config(int argc, char **argv)
 {
-	const char *file = CFG_DEFAULT_FILE, *dir = CFG_DEFAULT_DIR;
+	const char *file = CFG_DEFAULT_FILE, *dir = NULL;
 	char *args[8];
 	unsigned n = 0;
 	int c;
@@ -136,8 +134,11 @@ static int check_config(int argc, char **argv)
 	args[n++] = a1;
 	args[n++] = a2;
 	args[n++] = (char *)(uintptr_t)file;
-	args[n++] = a4;
-	args[n++] = (char *)(uintptr_t)dir;
+	/* -d only when given, so that a missing default conf.d is what it is to pageoutd: none */
+	if (dir) {
+		args[n++] = a4;
+		args[n++] = (char *)(uintptr_t)dir;
+	}
 	args[n] = NULL;
 	/* the daemon beside this program first (a build tree), then the installed one */
 	{
@@ -167,7 +168,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sock = CTL_DEFAULT_SOCKET;
+	const char *sock = CFG_DEFAULT_SOCKET;
 	const struct cmd *cmd = NULL;
 	char req[4096];
 	bool json = false;

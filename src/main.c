@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -151,8 +152,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
-/* Load and validate; on failure every error is logged (or printed) and NULL returned. */
-static struct cfg *load(const struct opts *o, bool to_stderr)
+/*
+ * Load and validate; on failure every error is logged (or printed to stderr) and NULL
+ * returned. With `answer`, every error line goes there too (a reload's answer).
+ */
+static struct cfg *load(const struct opts *o, bool to_stderr, struct sbuf *answer)
 {
 	struct cfg_errors errs = { 0 };
 	struct cfg *cfg = NULL;
@@ -164,6 +168,8 @@ static struct cfg *load(const struct opts *o, bool to_stderr)
 			fprintf(stderr, "%s\n", errs.msgs[i]);
 		else
 			log_err("%s", errs.msgs[i]);
+		if (answer)
+			sbuf_printf(answer, "error: %s\n", errs.msgs[i]);
 	}
 	if (r == -ENOMEM)
 		log_err("loading the configuration: out of memory");
@@ -338,7 +344,7 @@ static int on_watchdog(struct loop *l, int fd, uint32_t events, void *data)
 }
 #endif
 
-static void reload(struct daemon *d);
+static void reload(struct daemon *d, struct sbuf *answer);
 
 static int pause_policy(struct daemon *d, const char *name, bool paused)
 {
@@ -391,20 +397,9 @@ static void on_request(void *data, const char *line, const struct ucred *peer, s
 		sbuf_puts(out, "requests: stats metrics status detail policies version help; "
 			       "as root: reload, pause POLICY, resume POLICY\n");
 		break;
-	case REQ_RELOAD: {
-		unsigned before = d->cfg->nr_policies;
-		const struct cfg *old = d->cfg;
-
-		reload(d);
-		if (d->cfg == old)
-			sbuf_printf(out,
-				    "error: reload failed, the configuration in force stays (%u "
-				    "policies); see the log\n",
-				    before);
-		else
-			sbuf_printf(out, "ok: reloaded, %u policies\n", d->cfg->nr_policies);
+	case REQ_RELOAD:
+		reload(d, out);
 		break;
-	}
 	case REQ_PAUSE:
 	case REQ_RESUME: {
 		bool pause = q.kind == REQ_PAUSE;
@@ -467,18 +462,63 @@ static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
 	return 0;
 }
 
-static void reload(struct daemon *d)
+/*
+ * The keys a running daemon cannot change: the socket it serves, the DAMON and procfs it
+ * holds open and the record of what it owns. A reload keeps their values in force (copied
+ * from old into n) and returns how many differed, their names appended to names.
+ */
+static unsigned keep_restart_keys(const struct cfg *old, struct cfg *n, char *names, size_t len)
 {
+	static const struct {
+		const char *key;
+		size_t off, size;
+	} keys[] = {
+#define KEY(name, field) { name, offsetof(struct cfg, field), sizeof(((struct cfg *)0)->field) }
+		KEY("socket", daemon.socket),	     KEY("socket_group", daemon.socket_group),
+		KEY("state_dir", daemon.state_dir),  KEY("proc_root", daemon.proc_root),
+		KEY("sysfs_root", damon.sysfs_root),
+#undef KEY
+	};
+	unsigned changed = 0;
+
+	names[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *a = (const char *)old + keys[i].off;
+		char *b = (char *)n + keys[i].off;
+
+		if (!strcmp(a, b))
+			continue;
+		str_copy(b, keys[i].size, a);
+		snprintf(names + strlen(names), len - strlen(names), "%s%s", changed ? ", " : "",
+			 keys[i].key);
+		changed++;
+	}
+	return changed;
+}
+
+/* SIGHUP or the reload request: answer (may be NULL) gets one line per error, or ok. */
+static void reload(struct daemon *d, struct sbuf *answer)
+{
+	char restart[128];
 	struct cfg *n;
 
 	notify("RELOADING=1");
-	n = load(d->o, false);
+	n = load(d->o, false, answer);
 	if (!n) {
 		log_err("reload failed: keeping the current configuration (%u policies)",
 			d->cfg->nr_policies);
+		if (answer)
+			sbuf_printf(answer,
+				    "error: reload failed, the configuration in force stays (%u "
+				    "policies)\n",
+				    d->cfg->nr_policies);
 		notify("READY=1\nSTATUS=reload failed, old configuration in force");
 		return;
 	}
+	if (keep_restart_keys(d->cfg, n, restart, sizeof(restart)))
+		log_warn("reload: %s changed; the new value takes effect at the next start, the "
+			 "old one stays in force",
+			 restart);
 	if ((d->vaddr && vaddr_set_config(d->vaddr, n) < 0) ||
 	    (d->paddr && paddr_set_config(d->paddr, n) < 0)) {
 		log_err("reload failed: out of memory; keeping the current configuration");
@@ -487,6 +527,8 @@ static void reload(struct daemon *d)
 		if (d->paddr)
 			paddr_set_config(d->paddr, d->cfg);
 		cfg_free(n);
+		if (answer)
+			sbuf_puts(answer, "error: reload failed: out of memory\n");
 		notify("READY=1\nSTATUS=reload failed, old configuration in force");
 		return;
 	}
@@ -495,13 +537,21 @@ static void reload(struct daemon *d)
 	log_set_level(n->daemon.log_level);
 	loop_timer_set(d->timer, n->daemon.interval_us, n->daemon.interval_us);
 	log_notice("reloaded configuration: %u policies", n->nr_policies);
+	if (answer) {
+		sbuf_printf(answer, "ok: reloaded, %u policies\n", n->nr_policies);
+		if (restart[0])
+			sbuf_printf(answer,
+				    "restart needed: %s changed; the old value stays in force "
+				    "until pageoutd restarts\n",
+				    restart);
+	}
 	notify("READY=1\nSTATUS=configuration reloaded");
 }
 
 static int on_signal(struct loop *l, int signo, void *data)
 {
 	if (signo == SIGHUP) {
-		reload(data);
+		reload(data, NULL);
 		return 0;
 	}
 	log_notice("received %s, exiting", strsignal(signo));
@@ -592,6 +642,32 @@ static int run(struct daemon *d)
 	return r;
 }
 
+/*
+ * --check-config: a warning on stderr for each policy whose cgroup matches nothing on this
+ * machine now. Not an error: the policy waits until its cgroup appears.
+ */
+static void warn_unmatched(const struct cfg *cfg)
+{
+	struct cgrp_root root;
+
+	if (!cfg->nr_policies || cgrp_init(&root) < 0)
+		return;
+	for (unsigned i = 0; i < cfg->nr_policies; i++) {
+		const struct cfg_policy *p = &cfg->policies[i];
+		struct cgrp_list l = { 0 };
+		int n = cgrp_expand(&root, p->cgroup, p->cgroup_is_glob, &l);
+
+		cgrp_list_fini(&l);
+		if (n == 0)
+			fprintf(stderr,
+				"%s:%u: warning: cgroup = %s matches no cgroup under %s now; "
+				"policy "
+				"%s waits until one exists\n",
+				p->file, p->cgroup_line ? p->cgroup_line : p->line, p->cgroup,
+				root.mount, p->name);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .file = CFG_DEFAULT_FILE, .dir = CFG_DEFAULT_DIR, .log_level = -1 };
@@ -603,11 +679,12 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		return r;
 	log_setup(LOG_TARGET_AUTO, LOG_INFO);
-	d.cfg = load(&o, true);
+	d.cfg = load(&o, true, NULL);
 	if (!d.cfg)
 		return EX_CONFIG;
 	if (o.check) {
 		cfg_print(d.cfg, stdout);
+		warn_unmatched(d.cfg);
 		cfg_free(d.cfg);
 		return 0;
 	}

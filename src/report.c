@@ -511,6 +511,8 @@ void report_policies(const struct report_src *r, struct sbuf *b)
 {
 	char buf[1024];
 
+	if (!r->cfg->nr_policies)
+		sbuf_puts(b, "no policies\n"); /* an answer all the same: an empty list */
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++)
 		sbuf_printf(b, "%s: %s\n", r->cfg->policies[i].name,
 			    cfg_policy_describe(&r->cfg->policies[i], buf, sizeof(buf)));

@@ -13,6 +13,13 @@
 
 #define CFG_DEFAULT_FILE SYSCONFDIR "/pageoutd/pageoutd.conf"
 #define CFG_DEFAULT_DIR SYSCONFDIR "/pageoutd/conf.d"
+/*
+ * The run-state directory and the stats socket, whatever the prefix: the service manager's
+ * units (RuntimeDirectory=, ListenStream=), tmpfiles.d, the shipped pageoutd.conf and the man
+ * pages name these same paths (tests/integration/paths.sh holds them together).
+ */
+#define CFG_RUN_DIR "/run/pageoutd"
+#define CFG_DEFAULT_SOCKET CFG_RUN_DIR "/pageoutd.sock"
 #define CFG_NAME_MAX 64
 #define CFG_MAX_POLICIES 256
 #define CFG_LINE_MAX 1024

@@ -32,6 +32,25 @@ printf '[policy]\ncgroup = /pageoutd-reload-test2\n' > "$T/d/two.conf"
 kill -HUP $pid
 wait_for "$T/log" "reloaded configuration: 2 policies"; ok $? "good reload applies"
 wait_for "$T/log" "policy two: 0 cgroups, 0 processes" 5; ok $? "new policy evaluated"
+# the reload request (pageoutctl reload) answers with the file:line errors, and a key that needs
+# a restart is named in the answer and the log while its old value stays in force
+printf '[policy]\ncgroup = relative\n' > "$T/d/three.conf"
+ans=$("$top_builddir/pageoutctl" -s "$T/run/sock" reload 2>&1); rc=$?
+[ $rc = 1 ]; ok $? "pageoutctl reload of a broken drop-in exits 1 (got $rc)"
+echo "$ans" | grep -qx "error: $T/d/three.conf:2: cgroup: invalid value 'relative': .*"
+ok $? "pageoutctl reload answers with the file:line error"
+diag "$ans"
+rm "$T/d/three.conf"
+sed -i "s|^state_dir = .*|state_dir = $T/elsewhere|" "$T/main.conf"
+ans=$("$top_builddir/pageoutctl" -s "$T/run/sock" reload 2>&1); rc=$?
+[ $rc = 0 ]; ok $? "a reload that changes state_dir succeeds (got $rc)"
+echo "$ans" | grep -q "^restart needed: state_dir changed"; ok $? "the answer names the key that needs a restart"
+grep -q "reload: state_dir changed; the new value takes effect at the next start" "$T/log"
+ok $? "and so does the log"
+[ -e "$T/run/damon.state" ] && [ ! -e "$T/elsewhere" ]; ok $? "the old state_dir stays in force"
+sed -i "s|^state_dir = .*|state_dir = $T/run|" "$T/main.conf"
+kill -HUP $pid
+wait_for "$T/log" "reloaded configuration: 2 policies"
 # the drop-in directory gone at reload (an operator's mv, a failed deploy): logged, old config kept
 mv "$T/d" "$T/d.away"
 kill -HUP $pid
@@ -44,12 +63,19 @@ kill -HUP $pid
 wait_for "$T/log" "main.conf:0: file: not a regular file"; ok $? "a main file that is a directory: named, refused"
 kill -0 $pid; ok $? "daemon still running after both"
 rmdir "$T/main.conf"; mv "$T/main.conf.away" "$T/main.conf"
+before=$(grep -c "reloaded configuration: 2 policies" "$T/log")
 kill -HUP $pid
 n=0
-while [ "$(grep -c "reloaded configuration: 2 policies" "$T/log")" -lt 2 ] && [ $n -lt 100 ]; do
+while [ "$(grep -c "reloaded configuration: 2 policies" "$T/log")" -le "$before" ] && [ $n -lt 100 ]; do
 	sleep 0.1; n=$((n + 1))
 done
-[ "$(grep -c "reloaded configuration: 2 policies" "$T/log")" = 2 ]; ok $? "and reloads again once they are back"
+[ "$(grep -c "reloaded configuration: 2 policies" "$T/log")" -gt "$before" ]; ok $? "and reloads again once they are back"
+# every policy removed: pageoutctl policies answers an empty list
+mkdir "$T/aside"; mv "$T/d/"*.conf "$T/aside/"
+ans=$("$top_builddir/pageoutctl" -s "$T/run/sock" reload 2>&1)
+echo "$ans" | grep -q "^ok: reloaded, 0 policies"; ok $? "reload to no policy"
+ans=$("$top_builddir/pageoutctl" -s "$T/run/sock" policies 2>&1); rc=$?
+[ $rc = 0 ] && [ "$ans" = "no policies" ]; ok $? "pageoutctl policies with no policy: 'no policies', exit 0 (got $rc: $ans)"
 kill -TERM $pid; wait $pid; rc=$?; pid=
 ok $rc "SIGTERM exits 0"
 grep -q "received Terminated, exiting" "$T/log"; ok $? "exit logged"

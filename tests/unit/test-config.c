@@ -37,7 +37,7 @@ static const struct tcase cases[] = {
 	  "update_interval = 1s\nmin_regions = 10\nmax_regions = 1000\n",
 	  NULL, NULL, NULL, NULL, NULL, 0 },
 	{ "full policy", "", "batch.conf",
-	  "[policy]\ncgroup = /system.slice/batch.slice\nengine = vaddr\nmin_age = 30s\n"
+	  "[policy]\ncgroup = /batch.slice\nengine = vaddr\nmin_age = 30s\n"
 	  "max_access_rate = 0%\nmemory = anon,file\nquota = 256M/1s\nquota_time = 10ms\n"
 	  "pressure_limit = 10%\nmin_free = 0%\nswap_reserve = 20%\nmax_refault_rate = 0.2%\n"
 	  "frozen_only = no\n",
