@@ -12,6 +12,7 @@
  */
 #include <config.h>
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -42,12 +43,18 @@ enum ktype {
 	K_CGROUP,
 };
 
+/* the engines a [policy] key applies to: a key of the other engine is an error */
+#define ANY 0u
+#define VADDR_ONLY (1u << ENGINE_VADDR)
+#define PADDR_ONLY (1u << ENGINE_PADDR)
+
 struct key {
 	const char *name;
 	enum ktype type;
 	size_t off;
 	size_t size; /* for strings */
 	uint64_t min, max;
+	unsigned engines; /* ANY, VADDR_ONLY or PADDR_ONLY */
 };
 
 enum section { SEC_NONE, SEC_DAEMON, SEC_DAMON, SEC_POLICY, SEC_UNKNOWN };
@@ -59,40 +66,40 @@ enum section { SEC_NONE, SEC_DAEMON, SEC_DAMON, SEC_POLICY, SEC_UNKNOWN };
 #define SEC USEC_PER_SEC
 
 static const struct key daemon_keys[] = {
-	{ "interval", K_DURATION, D(interval_us), 100 * MS, 3600 * SEC },
-	{ "socket", K_PATH, D(socket), 0, 107 },
-	{ "socket_group", K_NAME, D(socket_group), 0, 0 },
-	{ "state_dir", K_PATH, D(state_dir), 0, PATH_MAX - 64 },
-	{ "proc_root", K_PATH, D(proc_root), 0, PATH_MAX - 64 },
-	{ "log_level", K_LOGLEVEL, D(log_level), 0, 0 },
-	{ "dry_run", K_BOOL, D(dry_run), 0, 0 },
-	{ "reference_semantics", K_REFSEM, D(reference_semantics), 0, 0 },
+	{ "interval", K_DURATION, D(interval_us), 100 * MS, 3600 * SEC, ANY },
+	{ "socket", K_PATH, D(socket), 0, 107, ANY },
+	{ "socket_group", K_NAME, D(socket_group), 0, 0, ANY },
+	{ "state_dir", K_PATH, D(state_dir), 0, PATH_MAX - 64, ANY },
+	{ "proc_root", K_PATH, D(proc_root), 0, PATH_MAX - 64, ANY },
+	{ "log_level", K_LOGLEVEL, D(log_level), 0, 0, ANY },
+	{ "dry_run", K_BOOL, D(dry_run), 0, 0, ANY },
+	{ "reference_semantics", K_REFSEM, D(reference_semantics), 0, 0, ANY },
 	{ NULL },
 };
 
 static const struct key damon_keys[] = {
-	{ "sysfs_root", K_PATH, M(sysfs_root), 0, PATH_MAX - 256 },
-	{ "sample_interval", K_DURATION, M(sample_us), 100, 10 * SEC },
-	{ "aggr_interval", K_DURATION, M(aggr_us), 1 * MS, 60 * SEC },
-	{ "update_interval", K_DURATION, M(update_us), 1 * MS, 3600 * SEC },
-	{ "min_regions", K_UINT, M(min_regions), 3, 1000000 },
-	{ "max_regions", K_UINT, M(max_regions), 3, 1000000 },
+	{ "sysfs_root", K_PATH, M(sysfs_root), 0, PATH_MAX - 256, ANY },
+	{ "sample_interval", K_DURATION, M(sample_us), 100, 10 * SEC, ANY },
+	{ "aggr_interval", K_DURATION, M(aggr_us), 1 * MS, 60 * SEC, ANY },
+	{ "update_interval", K_DURATION, M(update_us), 1 * MS, 3600 * SEC, ANY },
+	{ "min_regions", K_UINT, M(min_regions), 3, 1000000, ANY },
+	{ "max_regions", K_UINT, M(max_regions), 3, 1000000, ANY },
 	{ NULL },
 };
 
 static const struct key policy_keys[] = {
-	{ "cgroup", K_CGROUP, P(cgroup), 0, 0 },
-	{ "engine", K_ENGINE, P(engine), 0, 0 },
-	{ "min_age", K_DURATION, P(min_age_us), 0, 24 * 3600 * SEC },
-	{ "max_access_rate", K_RATE, P(max_access_rate), 0, PPM_ONE },
-	{ "memory", K_MEMORY, P(memory), 0, 0 },
-	{ "quota", K_QUOTA, P(quota_bytes), 0, 0 },
-	{ "quota_time", K_DURATION, P(quota_time_us), 0, 10 * SEC },
-	{ "pressure_limit", K_RATE, P(pressure_limit), 1, PPM_ONE },
-	{ "min_free", K_RATE, P(min_free), 0, PPM_ONE },
-	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE },
-	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE },
-	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0 },
+	{ "cgroup", K_CGROUP, P(cgroup), 0, 0, ANY },
+	{ "engine", K_ENGINE, P(engine), 0, 0, ANY },
+	{ "min_age", K_DURATION, P(min_age_us), 0, 24 * 3600 * SEC, ANY },
+	{ "max_access_rate", K_RATE, P(max_access_rate), 0, PPM_ONE, ANY },
+	{ "memory", K_MEMORY, P(memory), 0, 0, ANY },
+	{ "quota", K_QUOTA, P(quota_bytes), 0, 0, ANY },
+	{ "quota_time", K_DURATION, P(quota_time_us), 0, 10 * SEC, PADDR_ONLY },
+	{ "pressure_limit", K_RATE, P(pressure_limit), 1, PPM_ONE, ANY },
+	{ "min_free", K_RATE, P(min_free), 0, PPM_ONE, ANY },
+	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE, ANY },
+	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE, ANY },
+	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0, VADDR_ONLY },
 	{ NULL },
 };
 
@@ -110,6 +117,7 @@ struct pstate {
 	unsigned nr_policy_sections;
 	struct cfg_policy *pol;
 	unsigned seen[SEC_UNKNOWN][MAX_KEYS]; /* line where each key was set, 0 = not set */
+	bool invalid[SEC_UNKNOWN][MAX_KEYS];  /* set, but to a value that was refused */
 	int nerr;
 };
 
@@ -555,21 +563,30 @@ static int handler(void *user, const char *section, const char *name, const char
 	       : ps->sec == SEC_DAMON ? (void *)&ps->cfg->damon
 				      : (void *)ps->pol;
 	why = parse_value(&tab[i], str_strip(v), base);
-	if (why)
+	if (why) {
 		perr(ps, ps->line, name, "invalid value '%s': %s", v, why);
+		ps->invalid[ps->sec][i] = true;
+	}
 	if (ps->sec == SEC_POLICY && !strcmp(name, "cgroup"))
 		ps->pol->cgroup_line = ps->line;
 	return 1;
 }
 
-static unsigned key_line(const struct pstate *ps, enum section s, const char *name)
+static unsigned key_index(enum section s, const char *name)
 {
 	const struct key *tab = section_table(s);
+	unsigned i;
 
-	for (unsigned i = 0; tab[i].name; i++)
-		if (!strcmp(tab[i].name, name))
-			return ps->seen[s][i];
-	return 0;
+	for (i = 0; tab[i].name && strcmp(tab[i].name, name); i++)
+		;
+	assert(tab[i].name);
+	return i;
+}
+
+/* the line where key `name` of section s was set, 0 if it was not */
+static unsigned key_line(const struct pstate *ps, enum section s, const char *name)
+{
+	return ps->seen[s][key_index(s, name)];
 }
 
 static void check_damon(struct pstate *ps)
@@ -594,6 +611,34 @@ static void check_damon(struct pstate *ps)
 	}
 }
 
+/*
+ * A key of one engine in a policy of the other is an error at the key's line. Checked once the
+ * whole section is read, since engine may come after the key; an engine value that was refused
+ * has been reported already and decides nothing here.
+ */
+static void check_engine_keys(struct pstate *ps)
+{
+	const struct cfg_policy *p = ps->pol;
+	unsigned el = key_line(ps, SEC_POLICY, "engine");
+	char where[32] = "the default";
+
+	if (el && ps->invalid[SEC_POLICY][key_index(SEC_POLICY, "engine")])
+		return;
+	if (el)
+		snprintf(where, sizeof(where), "line %u", el);
+	for (unsigned i = 0; policy_keys[i].name; i++) {
+		const struct key *k = &policy_keys[i];
+		unsigned l = ps->seen[SEC_POLICY][i];
+
+		if (!l || !k->engines || k->engines & (1u << p->engine))
+			continue;
+		perr(ps, l, k->name,
+		     "applies to engine = %s policies only (this policy: engine = %s, %s)",
+		     cfg_engine_name(k->engines & PADDR_ONLY ? ENGINE_PADDR : ENGINE_VADDR),
+		     cfg_engine_name(p->engine), where);
+	}
+}
+
 static void check_policy(struct pstate *ps)
 {
 	struct cfg_policy *p = ps->pol;
@@ -603,13 +648,10 @@ static void check_policy(struct pstate *ps)
 		perr(ps, 1, "[policy]", "missing: a drop-in file holds one [policy] section");
 		return;
 	}
+	check_engine_keys(ps);
 	if (!p->cgroup[0] && !key_line(ps, SEC_POLICY, "cgroup")) {
 		perr(ps, p->line, "cgroup", "missing, required in [policy]");
 		return;
-	}
-	if (p->engine == ENGINE_PADDR && p->frozen_only) {
-		l = key_line(ps, SEC_POLICY, "frozen_only");
-		perr(ps, l, "frozen_only", "only the vaddr engine supports frozen_only");
 	}
 	/*
 	 * paddr: a physical region mixes pages of many cgroups and of the kernel, so cold memory

@@ -11,6 +11,7 @@ mkdir "$T/android"; cp "$top_srcdir/conf/android/cached-apps.conf" "$T/android/"
 "$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$T/android" >/dev/null 2>&1; ok $? "android example is valid"
 
 mkdir "$T/d"
+: > "$T/main-ok.conf"
 printf '[daemon]\ninterval = 5\n' > "$T/main.conf"
 printf '[policy]\nengine = vaddr\n' > "$T/d/x.conf"
 printf '[policy]\ncgroup = /a\nquota = lots\n' > "$T/d/y.conf"
@@ -20,6 +21,13 @@ echo "$err" | grep -qx "$T/main.conf:2: interval: invalid value '5': .*"; ok $? 
 echo "$err" | grep -qx "$T/d/x.conf:1: cgroup: missing, required in \[policy\]"; ok $? "missing cgroup at the [policy] line"
 echo "$err" | grep -qx "$T/d/y.conf:3: quota: invalid value 'lots': .*"; ok $? "drop-in value error"
 [ "$(echo "$err" | wc -l)" -eq 3 ]; ok $? "exactly the three errors"
+
+# a key of the other engine: an error at the key's line, though engine comes after it
+mkdir "$T/e"
+printf '[policy]\nquota_time = 10ms\ncgroup = /e\nengine = vaddr\n' > "$T/e/e.conf"
+err=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/e" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 78 ] && [ "$err" = "$T/e/e.conf:2: quota_time: applies to engine = paddr policies only (this policy: engine = vaddr, line 4)" ]
+ok $? "quota_time on a vaddr policy is the one error, at its line (got $rc: $err)"
 "$PAGEOUTD" --check-config -c "$T/nope.conf" -d "$T/d" >/dev/null 2>&1; [ $? -eq 78 ]; ok $? "missing main file exits 78"
 "$PAGEOUTD" --bogus >/dev/null 2>&1; [ $? -eq 64 ]; ok $? "unknown option exits 64"
 "$PAGEOUTD" --version | grep -q '^pageoutd [0-9]'; ok $? "--version"

@@ -36,12 +36,19 @@ static const struct tcase cases[] = {
 	  "[damon]\nsysfs_root = /tmp/x\nsample_interval = 5ms\naggr_interval = 100ms\n"
 	  "update_interval = 1s\nmin_regions = 10\nmax_regions = 1000\n",
 	  NULL, NULL, NULL, NULL, NULL, 0 },
-	{ "full policy", "", "batch.conf",
+	{ "full vaddr policy", "", "batch.conf",
 	  "[policy]\ncgroup = /system.slice/batch.slice\nengine = vaddr\nmin_age = 30s\n"
-	  "max_access_rate = 0%\nmemory = anon,file\nquota = 256M/1s\nquota_time = 10ms\n"
+	  "max_access_rate = 0%\nmemory = anon,file\nquota = 256M/1s\n"
 	  "pressure_limit = 10%\nmin_free = 0%\nswap_reserve = 20%\nmax_refault_rate = 0.2%\n"
 	  "frozen_only = no\n",
 	  NULL, NULL, NULL, 0 },
+	{ "full paddr policy", "", "vms.conf",
+	  "[policy]\ncgroup = /machine.slice/*\nengine = paddr\nmin_age = 2m\n"
+	  "max_access_rate = 50%\nmemory = anon,file\nquota = 128M/1s\nquota_time = 10ms\n"
+	  "pressure_limit = 5%\nmin_free = 0%\nswap_reserve = 10%\nmax_refault_rate = 0.5%\n",
+	  NULL, NULL, NULL, 0 },
+	{ "quota_time before engine = paddr", "", "a.conf",
+	  POL "quota_time = 20ms\nengine = paddr\n", NULL, NULL, NULL, 0 },
 	{ "comments, inline comments and indentation",
 	  "# top\n; semi\n[daemon]\n  interval = 2s   # two\n\tlog_level = info ; inline\n", NULL,
 	  NULL, NULL, NULL, NULL, 0 },
@@ -150,8 +157,31 @@ static const struct tcase cases[] = {
 	  "conf.d/a.conf:3: min_age: ", 1 },
 	{ "min_age without unit", "", "a.conf", POL "min_age = 30\n", NULL, NULL,
 	  "conf.d/a.conf:3: min_age: ", 1 },
+
+	/* a key of the other engine, wherever engine is set */
 	{ "frozen_only on paddr", "", "a.conf", POL "engine = paddr\nfrozen_only = yes\n", NULL,
-	  NULL, "conf.d/a.conf:4: frozen_only: ", 1 },
+	  NULL,
+	  "conf.d/a.conf:4: frozen_only: applies to engine = vaddr policies only (this policy: "
+	  "engine = paddr, line 3)",
+	  1 },
+	{ "frozen_only = no before engine = paddr", "", "a.conf",
+	  POL "frozen_only = no\nengine = paddr\n", NULL, NULL,
+	  "conf.d/a.conf:3: frozen_only: applies to engine = vaddr policies only (this policy: "
+	  "engine = paddr, line 4)",
+	  1 },
+	{ "quota_time on the default engine", "", "a.conf", POL "quota_time = 10ms\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota_time: applies to engine = paddr policies only (this policy: "
+	  "engine = vaddr, the default)",
+	  1 },
+	{ "quota_time before engine = vaddr", "", "a.conf",
+	  "[policy]\nquota_time = 10ms\ncgroup = /a\nengine = vaddr\n", NULL, NULL,
+	  "conf.d/a.conf:2: quota_time: applies to engine = paddr policies only (this policy: "
+	  "engine = vaddr, line 4)",
+	  1 },
+	{ "a refused engine decides no key", "", "a.conf",
+	  POL "quota_time = 10ms\nengine = kernel\n", NULL, NULL, "conf.d/a.conf:4: engine: ", 1 },
+	{ "the other engine's key without a cgroup", "", "a.conf", "[policy]\nquota_time = 10ms\n",
+	  NULL, NULL, "conf.d/a.conf:2: quota_time: ", 2 },
 
 	/* overlaps */
 	{ "same cgroup twice", "", "a.conf", POL, "b.conf", "# b\n[policy]\ncgroup = /a\n",
