@@ -183,6 +183,48 @@ static const struct tcase cases[] = {
 	{ "the other engine's key without a cgroup", "", "a.conf", "[policy]\nquota_time = 10ms\n",
 	  NULL, NULL, "conf.d/a.conf:2: quota_time: ", 2 },
 
+	/* the value grammar: each refusal shows the accepted forms */
+	{ "duration with an unknown unit", "", "a.conf", POL "min_age = 5x\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '5x' is not a duration (a number and a unit us, ms, s, m or "
+	  "h: 500ms, 1.5s, 2m, 1h)",
+	  1 },
+	{ "0 needs a unit too", "", "a.conf", POL "min_age = 0\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '0' is not a duration (a number", 1 },
+	{ "30min is not a unit", "", "a.conf", POL "min_age = 30min\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '30min' is not a duration (", 1 },
+	{ "duration finer than a microsecond", "", "a.conf", POL "min_age = 1.0000005s\n", NULL,
+	  NULL, "conf.d/a.conf:3: min_age: '1.0000005s' is not a whole number of microseconds", 1 },
+	{ "days are not a unit", "", "a.conf", POL "min_age = 1.5d\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '1.5d' is not a duration (", 1 },
+	{ "duration out of range", "", "a.conf", POL "min_age = 24.5h\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '24.5h' is out of range (0s to 24h)", 1 },
+	{ "duration beyond 64 bits", "", "a.conf", POL "min_age = 99999999999h\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '99999999999h' is out of range (0s to 24h)", 1 },
+	{ "size in SI spelling", "", "a.conf", POL "quota = 64MB/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '64MB' is not a size (a number and a unit B, K, M, G "
+	  "or T, powers of 1024 also written KiB, MiB, GiB, TiB: 4096B, 64M, 1.5G)",
+	  1 },
+	{ "size in lowercase", "", "a.conf", POL "quota = 64m/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '64m' is not a size (", 1 },
+	{ "size without a unit", "", "a.conf", POL "quota = 65536/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '65536' is not a size (", 1 },
+	{ "size not a whole number of bytes", "", "a.conf", POL "quota = 0.1G/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '0.1G' is not a whole number of bytes", 1 },
+	{ "size beyond 64 bits", "", "a.conf", POL "quota = 16777216T/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '16777216T' is too large", 1 },
+	{ "quota interval without a unit", "", "a.conf", POL "quota = 64M/1\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '1' is not a duration (", 1 },
+	{ "rate finer than 0.0001%", "", "a.conf", POL "max_refault_rate = 0.00005%\n", NULL, NULL,
+	  "conf.d/a.conf:3: max_refault_rate: '0.00005%' is not a whole number of parts per "
+	  "million (0.0001%)",
+	  1 },
+	{ "rate starting with a point", "", "a.conf", POL "max_refault_rate = .5%\n", NULL, NULL,
+	  "conf.d/a.conf:3: max_refault_rate: '.5%' is not a rate (a number and %: 0%, 0.5%, 10%)",
+	  1 },
+	{ "region count in hex", "[damon]\nmax_regions = 0x400\n", NULL, NULL, NULL, NULL,
+	  "pageoutd.conf:2: max_regions: '0x400' is not a whole number (decimal digits: 10, 1000)",
+	  1 },
+
 	/* overlaps */
 	{ "same cgroup twice", "", "a.conf", POL, "b.conf", "# b\n[policy]\ncgroup = /a\n",
 	  "conf.d/b.conf:3: cgroup: ", 1 },
@@ -287,11 +329,17 @@ static void values(void)
 	write_file(sub, "40-d.conf", "[policy]\ncgroup = /d\n");
 	write_file(sub, "10-a.conf",
 		   "[policy]\ncgroup = /a/*\nmin_age = 2m\nmax_access_rate = 5%\n");
+	write_file(sub, "50-e.conf",
+		   "[policy]\ncgroup = /e\nengine = paddr\nmin_age = 1.5s\nquota = 1.5G/0.5s\n"
+		   "quota_time = 0.25s\nmax_refault_rate = 0.0001%\n");
+	write_file(sub, "60-f.conf",
+		   "[policy]\ncgroup = /f\nmin_age = 0s\nquota = 5000B/90s\nmin_free = 0.5%\n");
+	write_file(sub, "70-g.conf", "[policy]\ncgroup = /g\nquota = 2048TiB/1h\n");
 	snprintf(main, sizeof(main), "%s/pageoutd.conf", dir);
-	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load four policies");
+	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load seven policies");
 	if (!cfg)
 		return;
-	is_int(cfg->nr_policies, 4, "four policies");
+	is_int(cfg->nr_policies, 7, "seven policies");
 	is_str(cfg->policies[0].name, "10-a", "lexical order: 10-a first");
 	is_str(cfg->policies[1].name, "20-b", "then 20-b");
 	p = cfg_find_policy(cfg, "10-a");
@@ -310,6 +358,24 @@ static void values(void)
 	is_u64(cfg->damon.update_us, 1000000, "default update 1s");
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=64M/500ms", "describe quota");
 	has_str(line, "engine=paddr", "describe engine");
+	p = cfg_find_policy(cfg, "50-e");
+	is_u64(p->min_age_us, 1500000, "min_age 1.5s");
+	is_u64(p->quota_bytes, 1610612736, "quota 1.5G: exactly 1.5 * 2^30 bytes");
+	is_u64(p->quota_interval_us, 500000, "quota interval 0.5s");
+	is_u64(p->quota_time_us, 250000, "quota_time 0.25s");
+	is_int(p->max_refault_rate, 1, "max_refault_rate 0.0001%%: 1 ppm");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=1536M/500ms quota_time=250ms",
+		"describe 1.5G/0.5s in whole units");
+	p = cfg_find_policy(cfg, "60-f");
+	is_u64(p->min_age_us, 0, "min_age 0s");
+	is_u64(p->quota_bytes, 5000, "quota 5000B");
+	is_int(p->min_free, 5000, "min_free 0.5%%");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), "min_age=0s", "describe min_age 0s");
+	has_str(line, "quota=5000B/90s", "describe a byte count with its B");
+	p = cfg_find_policy(cfg, "70-g");
+	is_u64(p->quota_bytes, 2048ull << 40, "quota 2048TiB");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=2048T/1h",
+		"describe 2048TiB in T, the largest unit");
 	cfg_free(cfg);
 	snprintf(line, sizeof(line), "rm -rf '%s'", dir);
 	if (system(line) != 0)
