@@ -8,7 +8,8 @@
  * handler's line. The reader also normalises each line before inih sees it: leading blanks are
  * removed (inih would take an indented "key = value" as a continuation of the previous key),
  * inline " #" / " ;" comments are cut, section headers and lines without '=' are checked here
- * so that every error, not only inih's first, gets its own message.
+ * so that every error, not only inih's first, gets its own message. A UTF-8 byte order mark at
+ * the start of a file is dropped here too, since inih only sees what the reader hands it.
  */
 #include <config.h>
 
@@ -486,6 +487,9 @@ static int parse_value(const struct key *k, const char *v, void *base, char *msg
 
 /* --- the reader: line counting and normalisation --- */
 
+/* U+FEFF in UTF-8: skipped at the start of a file, as editors may write it, an error elsewhere */
+#define UTF8_BOM "\xef\xbb\xbf"
+
 static void cut_inline_comment(char *s)
 {
 	for (char *p = s; *p; p++) {
@@ -576,6 +580,9 @@ static char *reader(char *str, int num, void *stream)
 	if (!fgets(buf, sizeof(buf), ps->f))
 		return NULL;
 	ps->line++;
+	/* inih's own INI_ALLOW_BOM never sees the file's first bytes: this reader does */
+	if (ps->line == 1 && !strncmp(buf, UTF8_BOM, 3))
+		memmove(buf, buf + 3, strlen(buf + 3) + 1);
 	n = strlen(buf);
 	if (n && buf[n - 1] != '\n' && !feof(ps->f)) {
 		int c;
@@ -585,6 +592,10 @@ static char *reader(char *str, int num, void *stream)
 			;
 		buf[0] = '\0';
 	} else if (memchr(buf, '\0', n) != NULL && strlen(buf) != n) {
+		buf[0] = '\0';
+	} else if (strstr(buf, UTF8_BOM)) {
+		perr(ps, ps->line, "line",
+		     "a UTF-8 byte order mark belongs only at the start of a file");
 		buf[0] = '\0';
 	}
 	out = normalise_line(ps, buf);

@@ -46,6 +46,18 @@ printf '[policy]\ncgroup = /x\nmin_age = 5x\n' > "$T/x/x.conf"
 err=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/x" 2>&1 >/dev/null)
 grep -qxF "pageoutd.conf:3: ${err#"$T/x/x.conf:3: "}" "$top_srcdir/man/pageoutd.conf.5"
 ok $? "the error shown under VALUES in pageoutd.conf(5) is the one pageoutd prints ($err)"
+
+# a UTF-8 byte order mark, as some editors write it: skipped at the start of a file only
+mkdir "$T/b"
+printf '\357\273\277[daemon]\ninterval = 2s\n' > "$T/bom.conf"
+printf '\357\273\277[policy]\ncgroup = /b\n' > "$T/b/b.conf"
+out=$("$PAGEOUTD" --check-config -c "$T/bom.conf" -d "$T/b" 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q '^daemon: interval=2s ' && echo "$out" | grep -q '^policy b: cgroup=/b '
+ok $? "files that start with a byte order mark are read as without (got $rc: $out)"
+printf '[daemon]\n\357\273\277interval = 2s\n' > "$T/bom2.conf"
+err=$("$PAGEOUTD" --check-config -c "$T/bom2.conf" -d "$T/b" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 78 ] && [ "$err" = "$T/bom2.conf:2: line: a UTF-8 byte order mark belongs only at the start of a file" ]
+ok $? "a byte order mark elsewhere is one error at its line (got $rc: $err)"
 "$PAGEOUTD" --check-config -c "$T/nope.conf" -d "$T/d" >/dev/null 2>&1; [ $? -eq 78 ]; ok $? "missing main file exits 78"
 "$PAGEOUTD" --bogus >/dev/null 2>&1; [ $? -eq 64 ]; ok $? "unknown option exits 64"
 "$PAGEOUTD" --version | grep -q '^pageoutd [0-9]'; ok $? "--version"

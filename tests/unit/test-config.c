@@ -26,6 +26,7 @@ struct tcase {
 };
 
 #define POL "[policy]\ncgroup = /a\n"
+#define BOM "\xef\xbb\xbf" /* U+FEFF, the byte order mark, in UTF-8 */
 
 static const struct tcase cases[] = {
 	/* valid */
@@ -63,6 +64,18 @@ static const struct tcase cases[] = {
 	{ "non-.conf files are ignored", "", "README", "garbage", "a.conf", POL, NULL, 0 },
 	{ "memory = anon only", "", "a.conf", POL "memory = anon\n", NULL, NULL, NULL, 0 },
 	{ "frozen_only on vaddr", "", "a.conf", POL "frozen_only = yes\n", NULL, NULL, NULL, 0 },
+
+	/* a UTF-8 byte order mark: skipped at the start of a file, an error anywhere else */
+	{ "byte order mark before [daemon]", BOM "[daemon]\ninterval = 2s\n", NULL, NULL, NULL,
+	  NULL, NULL, 0 },
+	{ "byte order mark before a comment", BOM "# pageoutd\n[daemon]\n", "a.conf", BOM POL, NULL,
+	  NULL, NULL, 0 },
+	{ "byte order mark on line 2", "[daemon]\n" BOM "interval = 2s\n", NULL, NULL, NULL, NULL,
+	  "pageoutd.conf:2: line: a UTF-8 byte order mark belongs only at the start of a file", 1 },
+	{ "byte order mark in a value", "", "a.conf", POL "memory = anon" BOM "\n", NULL, NULL,
+	  "conf.d/a.conf:3: line: a UTF-8 byte order mark belongs only at the start of a file", 1 },
+	{ "two byte order marks", BOM BOM "[daemon]\n", NULL, NULL, NULL, NULL,
+	  "pageoutd.conf:1: line: a UTF-8 byte order mark belongs only at the start of a file", 1 },
 
 	/* syntax and structure */
 	{ "unknown section", "[daemon]\n[nope]\ninterval = 1s\n", NULL, NULL, NULL, NULL,
@@ -382,6 +395,36 @@ static void values(void)
 		exit(99);
 }
 
+/* a file that starts with a byte order mark reads as if it did not */
+static void bom(void)
+{
+	char dir[512], main[600], sub[600];
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	if (!mkdtemp(dir))
+		exit(99);
+	snprintf(sub, sizeof(sub), "%s/conf.d", dir);
+	mkdir(sub, 0755);
+	write_file(dir, "pageoutd.conf", BOM "[daemon]\ninterval = 2s\n");
+	write_file(sub, "a.conf", BOM "[policy]\ncgroup = /a\nmin_age = 1m\n");
+	snprintf(main, sizeof(main), "%s/pageoutd.conf", dir);
+	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "byte order marks: no error");
+	is_int(errs.nr, 0, "byte order marks: no message");
+	if (cfg) {
+		is_u64(cfg->daemon.interval_us, 2000000, "byte order mark: [daemon] read");
+		ok(cfg->nr_policies == 1 && cfg->policies[0].min_age_us == 60000000 &&
+			   cfg->policies[0].line == 1,
+		   "byte order mark: [policy] read, on line 1");
+	}
+	cfg_errors_fini(&errs);
+	cfg_free(cfg);
+	snprintf(main, sizeof(main), "rm -rf '%s'", dir);
+	if (system(main) != 0)
+		exit(99);
+}
+
 static void unreadable(void)
 {
 	struct cfg_errors errs = { 0 };
@@ -434,6 +477,7 @@ int main(void)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		run_case(&cases[i]);
 	values();
+	bom();
 	unreadable();
 	long_line();
 	return tap_exit();
