@@ -997,28 +997,39 @@ static const char *size_text(char *buf, size_t len, uint64_t bytes)
 	return buf;
 }
 
+/* true if [policy] key `name` applies to policies of engine e */
+static bool key_applies(const char *name, enum cfg_engine e)
+{
+	unsigned engines = policy_keys[key_index(SEC_POLICY, name)].engines;
+
+	return !engines || engines & (1u << e);
+}
+
 const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t len)
 {
 	char age[32], rate[32], qs[32], qi[32], qt[32], pl[32], mf[32], sr[32], rr[32];
-	char quota[72] = "none";
+	char quota[72] = "none", qtime[48] = "", frozen[24] = "";
 
 	if (p->quota_interval_us)
 		snprintf(quota, sizeof(quota), "%s/%s", size_text(qs, sizeof(qs), p->quota_bytes),
 			 fmt_duration(qi, sizeof(qi), p->quota_interval_us));
+	if (key_applies("quota_time", p->engine))
+		snprintf(qtime, sizeof(qtime), " quota_time=%s",
+			 fmt_duration(qt, sizeof(qt), p->quota_time_us));
+	if (key_applies("frozen_only", p->engine))
+		snprintf(frozen, sizeof(frozen), " frozen_only=%s", p->frozen_only ? "yes" : "no");
 	snprintf(buf, len,
-		 "cgroup=%s engine=%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s "
-		 "quota_time=%s pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s "
-		 "frozen_only=%s",
+		 "cgroup=%s engine=%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s%s "
+		 "pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s%s",
 		 p->cgroup, cfg_engine_name(p->engine),
 		 fmt_duration(age, sizeof(age), p->min_age_us),
 		 fmt_rate(rate, sizeof(rate), p->max_access_rate),
 		 p->memory & MEMORY_ANON ? "anon" : "",
 		 p->memory == (MEMORY_ANON | MEMORY_FILE) ? "," : "",
-		 p->memory & MEMORY_FILE ? "file" : "", quota,
-		 fmt_duration(qt, sizeof(qt), p->quota_time_us),
+		 p->memory & MEMORY_FILE ? "file" : "", quota, qtime,
 		 fmt_rate(pl, sizeof(pl), p->pressure_limit), fmt_rate(mf, sizeof(mf), p->min_free),
 		 fmt_rate(sr, sizeof(sr), p->swap_reserve),
-		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), p->frozen_only ? "yes" : "no");
+		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), frozen);
 	return buf;
 }
 

@@ -7,6 +7,8 @@ out=$("$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$top_sr
 ok $rc "shipped pageoutd.conf + conf.d examples are valid"
 echo "$out" | grep -q '^policy batch: cgroup=/system.slice/batch.slice engine=vaddr'; ok $? "batch policy printed on one line"
 echo "$out" | grep -q '^policy machines: cgroup=/machine.slice/\* engine=paddr'; ok $? "machines policy printed"
+echo "$out" | grep '^policy batch: ' | grep -v -q 'quota_time=' && echo "$out" | grep '^policy machines: ' | grep -v -q 'frozen_only='
+ok $? "each policy is printed with the keys of its engine only"
 mkdir "$T/android"; cp "$top_srcdir/conf/android/cached-apps.conf" "$T/android/"
 "$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$T/android" >/dev/null 2>&1; ok $? "android example is valid"
 
@@ -36,6 +38,17 @@ printf '[policy]\ncgroup = /g\nengine = paddr\nmin_age = 1.5s\nquota = 1.5G/0.5s
 out=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/g" 2>&1); rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q '^policy g: .* min_age=1500ms .* quota=1536M/500ms quota_time=0s '
 ok $? "1.5s, 1.5G/0.5s and 0s are valid and printed in whole units (got $rc: $out)"
+# what --check-config prints reads back as the same policies
+mkdir "$T/rt"
+cp "$top_srcdir"/conf/conf.d/*.conf "$T/g/g.conf" "$T/rt/"
+"$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/rt" | grep '^policy ' > "$T/rt.1"
+rm "$T"/rt/*.conf
+while read -r _ name rest; do
+	{ echo '[policy]'; echo "$rest" | tr ' ' '\n' | sed 's/=/ = /'; } > "$T/rt/${name%:}.conf"
+done < "$T/rt.1"
+"$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/rt" | grep '^policy ' > "$T/rt.2"
+[ -s "$T/rt.1" ] && cmp -s "$T/rt.1" "$T/rt.2"
+ok $? "the printed policies, written back as drop-ins, print the same ($(wc -l < "$T/rt.2") policies)"
 printf '[policy]\ncgroup = /h\nmin_age = 0\nquota = 64MB/1s\n' > "$T/h/h.conf"
 err=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/h" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 78 ] && [ "$err" = "$T/h/h.conf:3: min_age: '0' is not a duration (a number and a unit us, ms, s, m or h: 500ms, 1.5s, 2m, 1h)

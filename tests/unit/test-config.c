@@ -385,6 +385,11 @@ static void values(void)
 	is_int(p->min_free, 5000, "min_free 0.5%%");
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "min_age=0s", "describe min_age 0s");
 	has_str(line, "quota=5000B/90s", "describe a byte count with its B");
+	ok(!strstr(line, "quota_time="), "describe a vaddr policy without quota_time");
+	has_str(line, " frozen_only=no", "describe a vaddr policy with frozen_only");
+	p = cfg_find_policy(cfg, "50-e");
+	cfg_policy_describe(p, line, sizeof(line));
+	ok(!strstr(line, "frozen_only="), "describe a paddr policy without frozen_only");
 	p = cfg_find_policy(cfg, "70-g");
 	is_u64(p->quota_bytes, 2048ull << 40, "quota 2048TiB");
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=2048T/1h",
