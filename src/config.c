@@ -8,10 +8,12 @@
  * handler's line. The reader also normalises each line before inih sees it: leading blanks are
  * removed (inih would take an indented "key = value" as a continuation of the previous key),
  * inline " #" / " ;" comments are cut, section headers and lines without '=' are checked here
- * so that every error, not only inih's first, gets its own message.
+ * so that every error, not only inih's first, gets its own message. A UTF-8 byte order mark at
+ * the start of a file is dropped here too, since inih only sees what the reader hands it.
  */
 #include <config.h>
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -28,7 +30,6 @@
 
 enum ktype {
 	K_DURATION,
-	K_SIZE,
 	K_RATE,
 	K_BOOL,
 	K_UINT,
@@ -42,12 +43,18 @@ enum ktype {
 	K_CGROUP,
 };
 
+/* the engines a [policy] key applies to: a key of the other engine is an error */
+#define ANY 0u
+#define VADDR_ONLY (1u << ENGINE_VADDR)
+#define PADDR_ONLY (1u << ENGINE_PADDR)
+
 struct key {
 	const char *name;
 	enum ktype type;
 	size_t off;
 	size_t size; /* for strings */
 	uint64_t min, max;
+	unsigned engines; /* ANY, VADDR_ONLY or PADDR_ONLY */
 };
 
 enum section { SEC_NONE, SEC_DAEMON, SEC_DAMON, SEC_POLICY, SEC_UNKNOWN };
@@ -59,40 +66,40 @@ enum section { SEC_NONE, SEC_DAEMON, SEC_DAMON, SEC_POLICY, SEC_UNKNOWN };
 #define SEC USEC_PER_SEC
 
 static const struct key daemon_keys[] = {
-	{ "interval", K_DURATION, D(interval_us), 100 * MS, 3600 * SEC },
-	{ "socket", K_PATH, D(socket), 0, 107 },
-	{ "socket_group", K_NAME, D(socket_group), 0, 0 },
-	{ "state_dir", K_PATH, D(state_dir), 0, PATH_MAX - 64 },
-	{ "proc_root", K_PATH, D(proc_root), 0, PATH_MAX - 64 },
-	{ "log_level", K_LOGLEVEL, D(log_level), 0, 0 },
-	{ "dry_run", K_BOOL, D(dry_run), 0, 0 },
-	{ "reference_semantics", K_REFSEM, D(reference_semantics), 0, 0 },
+	{ "interval", K_DURATION, D(interval_us), 100 * MS, 3600 * SEC, ANY },
+	{ "socket", K_PATH, D(socket), 0, 107, ANY },
+	{ "socket_group", K_NAME, D(socket_group), 0, 0, ANY },
+	{ "state_dir", K_PATH, D(state_dir), 0, PATH_MAX - 64, ANY },
+	{ "proc_root", K_PATH, D(proc_root), 0, PATH_MAX - 64, ANY },
+	{ "log_level", K_LOGLEVEL, D(log_level), 0, 0, ANY },
+	{ "dry_run", K_BOOL, D(dry_run), 0, 0, ANY },
+	{ "reference_semantics", K_REFSEM, D(reference_semantics), 0, 0, ANY },
 	{ NULL },
 };
 
 static const struct key damon_keys[] = {
-	{ "sysfs_root", K_PATH, M(sysfs_root), 0, PATH_MAX - 256 },
-	{ "sample_interval", K_DURATION, M(sample_us), 100, 10 * SEC },
-	{ "aggr_interval", K_DURATION, M(aggr_us), 1 * MS, 60 * SEC },
-	{ "update_interval", K_DURATION, M(update_us), 1 * MS, 3600 * SEC },
-	{ "min_regions", K_UINT, M(min_regions), 3, 1000000 },
-	{ "max_regions", K_UINT, M(max_regions), 3, 1000000 },
+	{ "sysfs_root", K_PATH, M(sysfs_root), 0, PATH_MAX - 256, ANY },
+	{ "sample_interval", K_DURATION, M(sample_us), 100, 10 * SEC, ANY },
+	{ "aggr_interval", K_DURATION, M(aggr_us), 1 * MS, 60 * SEC, ANY },
+	{ "update_interval", K_DURATION, M(update_us), 1 * MS, 3600 * SEC, ANY },
+	{ "min_regions", K_UINT, M(min_regions), 3, 1000000, ANY },
+	{ "max_regions", K_UINT, M(max_regions), 3, 1000000, ANY },
 	{ NULL },
 };
 
 static const struct key policy_keys[] = {
-	{ "cgroup", K_CGROUP, P(cgroup), 0, 0 },
-	{ "engine", K_ENGINE, P(engine), 0, 0 },
-	{ "min_age", K_DURATION, P(min_age_us), 0, 24 * 3600 * SEC },
-	{ "max_access_rate", K_RATE, P(max_access_rate), 0, PPM_ONE },
-	{ "memory", K_MEMORY, P(memory), 0, 0 },
-	{ "quota", K_QUOTA, P(quota_bytes), 0, 0 },
-	{ "quota_time", K_DURATION, P(quota_time_us), 0, 10 * SEC },
-	{ "pressure_limit", K_RATE, P(pressure_limit), 1, PPM_ONE },
-	{ "min_free", K_RATE, P(min_free), 0, PPM_ONE },
-	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE },
-	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE },
-	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0 },
+	{ "cgroup", K_CGROUP, P(cgroup), 0, 0, ANY },
+	{ "engine", K_ENGINE, P(engine), 0, 0, ANY },
+	{ "min_age", K_DURATION, P(min_age_us), 0, 24 * 3600 * SEC, ANY },
+	{ "max_access_rate", K_RATE, P(max_access_rate), 0, PPM_ONE, ANY },
+	{ "memory", K_MEMORY, P(memory), 0, 0, ANY },
+	{ "quota", K_QUOTA, P(quota_bytes), 0, 0, ANY },
+	{ "quota_time", K_DURATION, P(quota_time_us), 0, 10 * SEC, PADDR_ONLY },
+	{ "pressure_limit", K_RATE, P(pressure_limit), 1, PPM_ONE, ANY },
+	{ "min_free", K_RATE, P(min_free), 0, PPM_ONE, ANY },
+	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE, ANY },
+	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE, ANY },
+	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0, VADDR_ONLY },
 	{ NULL },
 };
 
@@ -110,6 +117,7 @@ struct pstate {
 	unsigned nr_policy_sections;
 	struct cfg_policy *pol;
 	unsigned seen[SEC_UNKNOWN][MAX_KEYS]; /* line where each key was set, 0 = not set */
+	bool invalid[SEC_UNKNOWN][MAX_KEYS];  /* set, but to a value that was refused */
 	int nerr;
 };
 
@@ -268,98 +276,138 @@ static const char *parse_memory(const char *v, unsigned *ret)
 	return NULL;
 }
 
-static const char *parse_quota(const char *v, struct cfg_policy *p)
+/*
+ * The value grammar (util.h, pageoutd.conf(5) VALUES): what a refused value is told, with the
+ * accepted forms.
+ */
+#define DURATION_FORMS "a number and a unit us, ms, s, m or h: 500ms, 1.5s, 2m, 1h"
+#define SIZE_FORMS                                                                                 \
+	"a number and a unit B, K, M, G or T, powers of 1024 also written KiB, MiB, GiB, TiB: "    \
+	"4096B, 64M, 1.5G"
+#define RATE_FORMS "a number and %: 0%, 0.5%, 10%"
+#define COUNT_FORMS "decimal digits: 10, 1000"
+
+/*
+ * number_error: msg for `what` (the value in quotes, or a part of it named), which a parse_* of
+ * util.h refused with r. A value too large for its type (-ERANGE) is told the key's range when
+ * it has one (range != NULL).
+ */
+static void number_error(char *msg, size_t len, const char *what, int r, const char *kind,
+			 const char *forms, const char *unit, const char *range)
 {
-	char buf[64], *slash;
+	if (r == -EDOM)
+		snprintf(msg, len, "%s is not a whole number of %s", what, unit);
+	else if (r == -ERANGE && range)
+		snprintf(msg, len, "%s is out of range (%s)", what, range);
+	else if (r == -ERANGE)
+		snprintf(msg, len, "%s is too large", what);
+	else
+		snprintf(msg, len, "%s is not %s (%s)", what, kind, forms);
+}
+
+static int parse_quota(const char *v, struct cfg_policy *p, char *msg, size_t len)
+{
+	char buf[64], what[96], *slash, *size, *ival;
 	uint64_t sz, dur;
+	int r;
 
 	if (!strcmp(v, "none")) {
 		p->quota_bytes = 0;
 		p->quota_interval_us = 0;
-		return NULL;
+		return 0;
 	}
-	if (str_copy(buf, sizeof(buf), v) < 0 || !(slash = strchr(buf, '/')))
-		return "expected SIZE/DURATION like 256M/1s, or none";
+	if (str_copy(buf, sizeof(buf), v) < 0 || !(slash = strchr(buf, '/'))) {
+		snprintf(msg, len, "'%s' is not SIZE/DURATION (like 256M/1s) or none", v);
+		return -EINVAL;
+	}
 	*slash = '\0';
-	if (parse_size(str_strip(buf), &sz) < 0 || parse_duration(str_strip(slash + 1), &dur) < 0)
-		return "expected SIZE/DURATION like 256M/1s, or none";
-	if (sz < 4096)
-		return "size must be at least 4K";
-	if (dur < 10 * MS || dur > 3600 * SEC)
-		return "interval must be between 10ms and 1h";
+	size = str_strip(buf);
+	ival = str_strip(slash + 1);
+	r = parse_size(size, &sz);
+	snprintf(what, sizeof(what), "'%s'", size);
+	if (r < 0) {
+		number_error(msg, len, what, r, "a size", SIZE_FORMS, "bytes", NULL);
+		return -EINVAL;
+	}
+	if (sz < 4096) {
+		snprintf(msg, len, "the size '%s' is below the smallest quota, 4K", size);
+		return -EINVAL;
+	}
+	r = parse_duration(ival, &dur);
+	snprintf(what, sizeof(what), r == 0 ? "the interval '%s'" : "'%s'", ival);
+	if (r == 0 && (dur < 10 * MS || dur > 3600 * SEC))
+		r = -ERANGE;
+	if (r < 0) {
+		number_error(msg, len, what, r, "a duration", DURATION_FORMS, "microseconds",
+			     "10ms to 1h");
+		return -EINVAL;
+	}
 	p->quota_bytes = sz;
 	p->quota_interval_us = dur;
-	return NULL;
+	return 0;
 }
 
-static const char *out_of_range(const struct key *k)
+static const char *range_text(const struct key *k, char *buf, size_t len)
 {
-	static char buf[96];
 	char a[32], b[32];
 
 	if (k->type == K_DURATION)
-		snprintf(buf, sizeof(buf), "out of range (%s to %s)",
-			 fmt_duration(a, sizeof(a), k->min), fmt_duration(b, sizeof(b), k->max));
+		snprintf(buf, len, "%s to %s", fmt_duration(a, sizeof(a), k->min),
+			 fmt_duration(b, sizeof(b), k->max));
 	else if (k->type == K_RATE)
-		snprintf(buf, sizeof(buf), "out of range (%s to %s)",
-			 fmt_rate(a, sizeof(a), (uint32_t)k->min),
+		snprintf(buf, len, "%s to %s", fmt_rate(a, sizeof(a), (uint32_t)k->min),
 			 fmt_rate(b, sizeof(b), (uint32_t)k->max));
 	else
-		snprintf(buf, sizeof(buf), "out of range (%llu to %llu)",
-			 (unsigned long long)k->min, (unsigned long long)k->max);
+		snprintf(buf, len, "%llu to %llu", (unsigned long long)k->min,
+			 (unsigned long long)k->max);
 	return buf;
 }
 
-static const char *parse_number(const struct key *k, const char *v, void *dst)
+/* K_DURATION, K_RATE, K_UINT: the grammar of util.h, then the key's range */
+static int parse_number(const struct key *k, const char *v, void *dst, char *msg, size_t len)
 {
-	uint64_t u;
-	uint32_t rate;
-	bool b;
-
-	switch (k->type) {
-	case K_DURATION:
-		if (parse_duration(v, &u) < 0)
-			return "expected a duration with a unit: us, ms, s, m or h (like 30s)";
-		if (u < k->min || u > k->max)
-			return out_of_range(k);
-		*(uint64_t *)dst = u;
-		return NULL;
-	case K_SIZE:
-		if (parse_size(v, &u) < 0)
-			return "expected a size like 64M (suffixes K, M, G, T)";
-		*(uint64_t *)dst = u;
-		return NULL;
-	case K_UINT:
-		if (parse_u64(v, &u) < 0)
-			return "expected a whole number";
-		if (u < k->min || u > k->max)
-			return out_of_range(k);
-		*(uint64_t *)dst = u;
-		return NULL;
-	case K_RATE:
-		if (parse_rate(v, &rate) < 0)
-			return "expected a rate between 0% and 100% like 0.5%";
-		if (rate < k->min || rate > k->max)
-			return out_of_range(k);
-		*(uint32_t *)dst = rate;
-		return NULL;
-	case K_BOOL:
-		if (parse_bool(v, &b) < 0)
-			return "expected yes or no";
-		*(bool *)dst = b;
-		return NULL;
-	default:
-		return "internal: unknown key type";
-	}
-}
-
-static const char *parse_value(const struct key *k, const char *v, void *base)
-{
-	void *dst = (char *)base + k->off;
+	char range[96], what[72];
+	uint32_t rate = 0;
+	uint64_t u = 0;
 	int r;
 
-	if (!*v)
-		return "empty value";
+	if (k->type == K_DURATION) {
+		r = parse_duration(v, &u);
+	} else if (k->type == K_RATE) {
+		r = parse_rate(v, &rate);
+		u = rate;
+	} else {
+		r = parse_count(v, &u);
+	}
+	if (r == 0 && (u < k->min || u > k->max))
+		r = -ERANGE;
+	if (r < 0) {
+		range_text(k, range, sizeof(range));
+		snprintf(what, sizeof(what), "'%.64s%s'", v, strlen(v) > 64 ? "..." : "");
+		if (k->type == K_DURATION)
+			number_error(msg, len, what, r, "a duration", DURATION_FORMS,
+				     "microseconds", range);
+		else if (k->type == K_RATE)
+			number_error(msg, len, what, r, "a rate", RATE_FORMS,
+				     "parts per million (0.0001%)", range);
+		else
+			number_error(msg, len, what, r, "a whole number", COUNT_FORMS, "", range);
+		return -EINVAL;
+	}
+	if (k->type == K_RATE)
+		*(uint32_t *)dst = (uint32_t)u;
+	else
+		*(uint64_t *)dst = u;
+	return 0;
+}
+
+/* the words and paths: NULL, or what was expected */
+static const char *parse_word(const struct key *k, const char *v, void *base)
+{
+	void *dst = (char *)base + k->off;
+	bool b;
+	int r;
+
 	switch (k->type) {
 	case K_PATH:
 		if (v[0] != '/')
@@ -374,6 +422,11 @@ static const char *parse_value(const struct key *k, const char *v, void *base)
 		if (strlen(v) >= k->size || strpbrk(v, " \t/:"))
 			return "expected a group name";
 		str_copy(dst, k->size, v);
+		return NULL;
+	case K_BOOL:
+		if (parse_bool(v, &b) < 0)
+			return "expected yes or no";
+		*(bool *)dst = b;
 		return NULL;
 	case K_LOGLEVEL:
 		r = log_level_parse(v);
@@ -401,16 +454,41 @@ static const char *parse_value(const struct key *k, const char *v, void *base)
 		return NULL;
 	case K_MEMORY:
 		return parse_memory(v, dst);
-	case K_QUOTA:
-		return parse_quota(v, base);
 	case K_CGROUP:
 		return parse_cgroup(v, base);
 	default:
-		return parse_number(k, v, dst);
+		return "internal: unknown key type";
+	}
+}
+
+/* parse_value: v into base; 0, or -EINVAL with the reason in msg */
+static int parse_value(const struct key *k, const char *v, void *base, char *msg, size_t len)
+{
+	const char *why;
+
+	if (!*v) {
+		snprintf(msg, len, "empty value");
+		return -EINVAL;
+	}
+	switch (k->type) {
+	case K_DURATION:
+	case K_RATE:
+	case K_UINT:
+		return parse_number(k, v, (char *)base + k->off, msg, len);
+	case K_QUOTA:
+		return parse_quota(v, base, msg, len);
+	default:
+		why = parse_word(k, v, base);
+		if (why)
+			snprintf(msg, len, "invalid value '%s': %s", v, why);
+		return why ? -EINVAL : 0;
 	}
 }
 
 /* --- the reader: line counting and normalisation --- */
+
+/* U+FEFF in UTF-8: skipped at the start of a file, as editors may write it, an error elsewhere */
+#define UTF8_BOM "\xef\xbb\xbf"
 
 static void cut_inline_comment(char *s)
 {
@@ -502,6 +580,9 @@ static char *reader(char *str, int num, void *stream)
 	if (!fgets(buf, sizeof(buf), ps->f))
 		return NULL;
 	ps->line++;
+	/* inih's own INI_ALLOW_BOM never sees the file's first bytes: this reader does */
+	if (ps->line == 1 && !strncmp(buf, UTF8_BOM, 3))
+		memmove(buf, buf + 3, strlen(buf + 3) + 1);
 	n = strlen(buf);
 	if (n && buf[n - 1] != '\n' && !feof(ps->f)) {
 		int c;
@@ -511,6 +592,10 @@ static char *reader(char *str, int num, void *stream)
 			;
 		buf[0] = '\0';
 	} else if (memchr(buf, '\0', n) != NULL && strlen(buf) != n) {
+		buf[0] = '\0';
+	} else if (strstr(buf, UTF8_BOM)) {
+		perr(ps, ps->line, "line",
+		     "a UTF-8 byte order mark belongs only at the start of a file");
 		buf[0] = '\0';
 	}
 	out = normalise_line(ps, buf);
@@ -525,7 +610,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	struct pstate *ps = user;
 	const struct key *tab = section_table(ps->sec);
 	_cleanup_free_ char *v = NULL;
-	const char *why;
+	char why[384];
 	void *base;
 	unsigned i;
 
@@ -554,22 +639,30 @@ static int handler(void *user, const char *section, const char *name, const char
 	base = ps->sec == SEC_DAEMON  ? (void *)&ps->cfg->daemon
 	       : ps->sec == SEC_DAMON ? (void *)&ps->cfg->damon
 				      : (void *)ps->pol;
-	why = parse_value(&tab[i], str_strip(v), base);
-	if (why)
-		perr(ps, ps->line, name, "invalid value '%s': %s", v, why);
+	if (parse_value(&tab[i], str_strip(v), base, why, sizeof(why)) < 0) {
+		perr(ps, ps->line, name, "%s", why);
+		ps->invalid[ps->sec][i] = true;
+	}
 	if (ps->sec == SEC_POLICY && !strcmp(name, "cgroup"))
 		ps->pol->cgroup_line = ps->line;
 	return 1;
 }
 
-static unsigned key_line(const struct pstate *ps, enum section s, const char *name)
+static unsigned key_index(enum section s, const char *name)
 {
 	const struct key *tab = section_table(s);
+	unsigned i;
 
-	for (unsigned i = 0; tab[i].name; i++)
-		if (!strcmp(tab[i].name, name))
-			return ps->seen[s][i];
-	return 0;
+	for (i = 0; tab[i].name && strcmp(tab[i].name, name); i++)
+		;
+	assert(tab[i].name);
+	return i;
+}
+
+/* the line where key `name` of section s was set, 0 if it was not */
+static unsigned key_line(const struct pstate *ps, enum section s, const char *name)
+{
+	return ps->seen[s][key_index(s, name)];
 }
 
 static void check_damon(struct pstate *ps)
@@ -594,6 +687,34 @@ static void check_damon(struct pstate *ps)
 	}
 }
 
+/*
+ * A key of one engine in a policy of the other is an error at the key's line. Checked once the
+ * whole section is read, since engine may come after the key; an engine value that was refused
+ * has been reported already and decides nothing here.
+ */
+static void check_engine_keys(struct pstate *ps)
+{
+	const struct cfg_policy *p = ps->pol;
+	unsigned el = key_line(ps, SEC_POLICY, "engine");
+	char where[32] = "the default";
+
+	if (el && ps->invalid[SEC_POLICY][key_index(SEC_POLICY, "engine")])
+		return;
+	if (el)
+		snprintf(where, sizeof(where), "line %u", el);
+	for (unsigned i = 0; policy_keys[i].name; i++) {
+		const struct key *k = &policy_keys[i];
+		unsigned l = ps->seen[SEC_POLICY][i];
+
+		if (!l || !k->engines || k->engines & (1u << p->engine))
+			continue;
+		perr(ps, l, k->name,
+		     "applies to engine = %s policies only (this policy: engine = %s, %s)",
+		     cfg_engine_name(k->engines & PADDR_ONLY ? ENGINE_PADDR : ENGINE_VADDR),
+		     cfg_engine_name(p->engine), where);
+	}
+}
+
 static void check_policy(struct pstate *ps)
 {
 	struct cfg_policy *p = ps->pol;
@@ -603,13 +724,10 @@ static void check_policy(struct pstate *ps)
 		perr(ps, 1, "[policy]", "missing: a drop-in file holds one [policy] section");
 		return;
 	}
+	check_engine_keys(ps);
 	if (!p->cgroup[0] && !key_line(ps, SEC_POLICY, "cgroup")) {
 		perr(ps, p->line, "cgroup", "missing, required in [policy]");
 		return;
-	}
-	if (p->engine == ENGINE_PADDR && p->frozen_only) {
-		l = key_line(ps, SEC_POLICY, "frozen_only");
-		perr(ps, l, "frozen_only", "only the vaddr engine supports frozen_only");
 	}
 	/*
 	 * paddr: a physical region mixes pages of many cgroups and of the kernel, so cold memory
@@ -865,28 +983,53 @@ const char *cfg_refsem_name(enum cfg_refsem r)
 	return r == REFSEM_IGNORE ? "ignore" : r == REFSEM_RECHECK ? "recheck" : "auto";
 }
 
+/* size_text: bytes in the largest unit of parse_size that divides them (4000B, 64M, 2048T) */
+static const char *size_text(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "K", "M", "G", "T" };
+	unsigned i = 0;
+
+	while (bytes && !(bytes & 1023) && i + 1 < ARRAY_SIZE(units)) {
+		bytes >>= 10;
+		i++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, units[i]);
+	return buf;
+}
+
+/* true if [policy] key `name` applies to policies of engine e */
+static bool key_applies(const char *name, enum cfg_engine e)
+{
+	unsigned engines = policy_keys[key_index(SEC_POLICY, name)].engines;
+
+	return !engines || engines & (1u << e);
+}
+
 const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t len)
 {
 	char age[32], rate[32], qs[32], qi[32], qt[32], pl[32], mf[32], sr[32], rr[32];
+	char quota[72] = "none", qtime[48] = "", frozen[24] = "";
 
 	if (p->quota_interval_us)
-		snprintf(qs + 16, 16, "/%s", fmt_duration(qi, sizeof(qi), p->quota_interval_us));
+		snprintf(quota, sizeof(quota), "%s/%s", size_text(qs, sizeof(qs), p->quota_bytes),
+			 fmt_duration(qi, sizeof(qi), p->quota_interval_us));
+	if (key_applies("quota_time", p->engine))
+		snprintf(qtime, sizeof(qtime), " quota_time=%s",
+			 fmt_duration(qt, sizeof(qt), p->quota_time_us));
+	if (key_applies("frozen_only", p->engine))
+		snprintf(frozen, sizeof(frozen), " frozen_only=%s", p->frozen_only ? "yes" : "no");
 	snprintf(buf, len,
 		 "cgroup=%s engine=%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s%s "
-		 "quota_time=%s pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s "
-		 "frozen_only=%s",
+		 "pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s%s",
 		 p->cgroup, cfg_engine_name(p->engine),
 		 fmt_duration(age, sizeof(age), p->min_age_us),
 		 fmt_rate(rate, sizeof(rate), p->max_access_rate),
 		 p->memory & MEMORY_ANON ? "anon" : "",
 		 p->memory == (MEMORY_ANON | MEMORY_FILE) ? "," : "",
-		 p->memory & MEMORY_FILE ? "file" : "",
-		 p->quota_interval_us ? fmt_size(qs, 16, p->quota_bytes) : "none",
-		 p->quota_interval_us ? qs + 16 : "",
-		 fmt_duration(qt, sizeof(qt), p->quota_time_us),
+		 p->memory & MEMORY_FILE ? "file" : "", quota, qtime,
 		 fmt_rate(pl, sizeof(pl), p->pressure_limit), fmt_rate(mf, sizeof(mf), p->min_free),
 		 fmt_rate(sr, sizeof(sr), p->swap_reserve),
-		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), p->frozen_only ? "yes" : "no");
+		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), frozen);
 	return buf;
 }
 

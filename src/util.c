@@ -36,126 +36,143 @@ int parse_u64(const char *s, uint64_t *ret)
 	return 0;
 }
 
+struct unit {
+	const char *name;
+	uint64_t mult;
+};
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /*
- * Parse "<digits>[.<digits>]" into an integer scaled by 10^decimals; the rest of the string
- * is returned in *rest. Returns 0, -EINVAL or -ERANGE.
+ * parse_digits: the decimal digits of [s, e) into *ret. Returns 0 or -ERANGE.
  */
-static int parse_fixed(const char *s, unsigned decimals, uint64_t *ret, const char **rest)
+static int parse_digits(const char *s, const char *e, uint64_t *ret)
 {
 	uint64_t v = 0;
-	unsigned d = 0;
-	bool digits = false;
 
-	for (; isdigit((unsigned char)*s); s++) {
-		if (v > (UINT64_MAX - 9) / 10)
+	for (; s < e; s++) {
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
 			return -ERANGE;
 		v = v * 10 + (uint64_t)(*s - '0');
-		digits = true;
-	}
-	if (*s == '.') {
-		s++;
-		for (; isdigit((unsigned char)*s); s++, d++) {
-			if (d >= decimals)
-				return -EINVAL; /* more precision than we keep */
-			v = v * 10 + (uint64_t)(*s - '0');
-			digits = true;
-		}
-	}
-	if (!digits)
-		return -EINVAL;
-	for (; d < decimals; d++) {
-		if (v > UINT64_MAX / 10)
-			return -ERANGE;
-		v *= 10;
 	}
 	*ret = v;
-	*rest = s;
+	return 0;
+}
+
+/*
+ * parse_scaled: NUMBER UNIT, NUMBER = DIGITS [ "." DIGITS ], UNIT one of units[] (the whole rest
+ * of the string, case-sensitive), as the exact integer NUMBER * the unit's multiplier. Integer
+ * arithmetic only: the fraction is reduced by gcd(multiplier, 10^decimals), so 1.5G is exactly
+ * 1610612736 and 0.1K (102.4) is refused. Up to 18 decimals after trailing zeros are dropped.
+ * Returns 0, -EINVAL (syntax, unknown unit), -ERANGE (above UINT64_MAX) or -EDOM (not a whole
+ * number of the smallest unit).
+ */
+static int parse_scaled(const char *s, const struct unit *units, size_t n, uint64_t *ret)
+{
+	const char *int_end, *frac, *frac_end, *rest;
+	uint64_t whole, f = 0, den = 1, mult = 0, g, part;
+	int r;
+
+	for (int_end = s; isdigit((unsigned char)*int_end); int_end++)
+		;
+	if (int_end == s)
+		return -EINVAL;
+	frac = frac_end = rest = int_end;
+	if (*int_end == '.') {
+		frac = int_end + 1;
+		for (rest = frac; isdigit((unsigned char)*rest); rest++)
+			;
+		if (rest == frac)
+			return -EINVAL;
+		for (frac_end = rest; frac_end > frac && frac_end[-1] == '0'; frac_end--)
+			;
+	}
+	for (size_t i = 0; i < n && !mult; i++)
+		if (!strcmp(rest, units[i].name))
+			mult = units[i].mult;
+	if (!mult || frac_end - frac > 18)
+		return -EINVAL;
+	r = parse_digits(s, int_end, &whole);
+	if (r < 0)
+		return r;
+	parse_digits(frac, frac_end, &f);
+	for (const char *c = frac; c < frac_end; c++)
+		den *= 10;
+	/* f / den of a unit is f * mult / den; reduced, part <= mult cannot overflow */
+	g = gcd_u64(mult, den);
+	if (f % (den / g))
+		return -EDOM;
+	part = f / (den / g) * (mult / g);
+	if (whole > (UINT64_MAX - part) / mult)
+		return -ERANGE;
+	*ret = whole * mult + part;
 	return 0;
 }
 
 int parse_size(const char *s, uint64_t *ret)
 {
-	static const char units[] = "KMGTP";
-	const char *rest, *u;
-	uint64_t v, mult = 1;
-	int r;
+	static const struct unit units[] = {
+		{ "B", 1 },
+		{ "K", 1ull << 10 },
+		{ "KiB", 1ull << 10 },
+		{ "M", 1ull << 20 },
+		{ "MiB", 1ull << 20 },
+		{ "G", 1ull << 30 },
+		{ "GiB", 1ull << 30 },
+		{ "T", 1ull << 40 },
+		{ "TiB", 1ull << 40 },
+	};
 
-	r = parse_fixed(s, 0, &v, &rest);
-	if (r < 0)
-		return r;
-	if (*rest) {
-		u = strchr(units, toupper((unsigned char)*rest));
-		if (!u)
-			return -EINVAL;
-		for (const char *p = units; p <= u; p++)
-			mult <<= 10;
-		rest++;
-		if (!strcasecmp(rest, "iB") || !strcasecmp(rest, "B"))
-			rest += strlen(rest);
-	} else if (!strcasecmp(rest, "B")) {
-		rest++;
-	}
-	if (*rest)
-		return -EINVAL;
-	if (v > UINT64_MAX / mult)
-		return -ERANGE;
-	*ret = v * mult;
-	return 0;
+	return parse_scaled(s, units, ARRAY_SIZE(units), ret);
 }
 
 int parse_duration(const char *s, uint64_t *ret)
 {
-	static const struct {
-		const char *name;
-		uint64_t usec;
-	} units[] = {
+	static const struct unit units[] = {
 		{ "us", 1 },
 		{ "ms", USEC_PER_MSEC },
 		{ "s", USEC_PER_SEC },
 		{ "m", 60 * USEC_PER_SEC },
-		{ "min", 60 * USEC_PER_SEC },
 		{ "h", 3600 * USEC_PER_SEC },
 	};
-	const char *rest;
-	uint64_t v;
-	int r;
 
-	r = parse_fixed(s, 0, &v, &rest);
-	if (r < 0)
-		return r;
-	if (!*rest) {
-		if (v != 0)
-			return -EINVAL; /* a unit is required */
-		*ret = 0;
-		return 0;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcmp(rest, units[i].name))
-			continue;
-		if (v > UINT64_MAX / units[i].usec)
-			return -ERANGE;
-		*ret = v * units[i].usec;
-		return 0;
-	}
-	return -EINVAL;
+	return parse_scaled(s, units, ARRAY_SIZE(units), ret);
 }
 
 int parse_rate(const char *s, uint32_t *ret)
 {
-	const char *rest;
+	/* one percent is 10000 parts per million */
+	static const struct unit units[] = { { "%", PPM_ONE / 100 } };
 	uint64_t v;
 	int r;
 
-	/* 4 decimals of a percent = parts per million */
-	r = parse_fixed(s, 4, &v, &rest);
+	r = parse_scaled(s, units, ARRAY_SIZE(units), &v);
 	if (r < 0)
 		return r;
-	if (strcmp(rest, "%"))
-		return -EINVAL;
 	if (v > PPM_ONE)
 		return -ERANGE;
 	*ret = (uint32_t)v;
 	return 0;
+}
+
+int parse_count(const char *s, uint64_t *ret)
+{
+	const char *e;
+
+	for (e = s; isdigit((unsigned char)*e); e++)
+		;
+	if (e == s || *e)
+		return -EINVAL;
+	return parse_digits(s, e, ret);
 }
 
 int parse_bool(const char *s, bool *ret)
@@ -195,7 +212,7 @@ const char *fmt_size(char *buf, size_t len, uint64_t bytes)
 const char *fmt_duration(char *buf, size_t len, uint64_t usec)
 {
 	if (usec == 0)
-		snprintf(buf, len, "0");
+		snprintf(buf, len, "0s");
 	else if (usec % (3600 * USEC_PER_SEC) == 0)
 		snprintf(buf, len, "%" PRIu64 "h", usec / (3600 * USEC_PER_SEC));
 	else if (usec % (60 * USEC_PER_SEC) == 0)

@@ -100,7 +100,10 @@ void cfg_errors_fini(struct cfg_errors *errs);
 
 /* cfg_print: the effective daemon settings and one line per policy (for --check-config). */
 void cfg_print(const struct cfg *cfg, FILE *f);
-/* cfg_policy_describe: one-line "key=value ..." text of a policy into buf. */
+/*
+ * cfg_policy_describe: one-line "key=value ..." text of a policy into buf: every key that applies
+ * to the policy's engine, in the value grammar of pageoutd.conf(5).
+ */
 const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t len);
 const struct cfg_policy *cfg_find_policy(const struct cfg *cfg, const char *name);
 

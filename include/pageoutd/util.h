@@ -31,22 +31,28 @@ static inline void closep(int *fd)
 #define _cleanup_close_ __attribute__((cleanup(closep)))
 
 /*
- * parse_size: "4096", "64K", "256M", "2G", "1T" (binary multiples, case-insensitive,
- * optional trailing "B" or "iB"). Returns 0 and *ret, -EINVAL for bad syntax, -ERANGE on overflow.
+ * The value grammar of pageoutd.conf(5): NUMBER UNIT with nothing between or around them,
+ * NUMBER = DIGITS [ "." DIGITS ] (1.5G, 0.5s; not .5s, 5., 1e3, +5 nor 5 s), the unit required
+ * and case-sensitive (0 is 0s, 0B or 0%). The result is exact: a value that is not a whole
+ * number of the smallest unit (byte, microsecond, part per million) is refused, never rounded.
+ * Each returns 0 and the value in *ret, -EINVAL for the syntax or an unknown unit, -ERANGE
+ * above the largest value and -EDOM for a value that is not a whole number.
+ */
+
+/*
+ * parse_size: units B, K, M, G, T (binary: 1K = 1024B), also written KiB, MiB, GiB, TiB.
+ * Lowercase (64m), SI spellings (64MB) and a bare number are refused. Bytes in *ret.
  */
 int parse_size(const char *s, uint64_t *ret);
 
-/*
- * parse_duration: "<number><unit>" with unit us|ms|s|m|h; the unit is required except for "0".
- * Returns 0 and microseconds in *ret, -EINVAL or -ERANGE.
- */
+/* parse_duration: units us, ms, s, m (minute), h. Microseconds in *ret. */
 int parse_duration(const char *s, uint64_t *ret);
 
-/*
- * parse_rate: "<number>%" with up to 4 decimals, 0..100%. Returns 0 and parts per million
- * in *ret, -EINVAL for syntax, -ERANGE above 100%.
- */
+/* parse_rate: unit %, 0% to 100% (-ERANGE above). Parts per million in *ret (0.0001% is 1). */
 int parse_rate(const char *s, uint32_t *ret);
+
+/* parse_count: decimal digits only (no sign, 0x or unit). Returns 0, -EINVAL or -ERANGE. */
+int parse_count(const char *s, uint64_t *ret);
 
 /* parse_bool: yes/no, true/false, on/off, 1/0. Returns 0 or -EINVAL. */
 int parse_bool(const char *s, bool *ret);
@@ -54,7 +60,10 @@ int parse_bool(const char *s, bool *ret);
 /* parse_u64: decimal or 0x hex, whole string. Returns 0, -EINVAL or -ERANGE. */
 int parse_u64(const char *s, uint64_t *ret);
 
-/* Canonical text of a value for --check-config and stats; return buf. */
+/*
+ * Canonical text of a value for --check-config and stats; return buf. fmt_duration and fmt_rate
+ * give text their parser reads back; fmt_size leaves out the B of a byte count (4000, not 4000B).
+ */
 const char *fmt_size(char *buf, size_t len, uint64_t bytes);
 const char *fmt_duration(char *buf, size_t len, uint64_t usec);
 const char *fmt_rate(char *buf, size_t len, uint32_t ppm);

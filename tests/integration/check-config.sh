@@ -7,19 +7,70 @@ out=$("$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$top_sr
 ok $rc "shipped pageoutd.conf + conf.d examples are valid"
 echo "$out" | grep -q '^policy batch: cgroup=/batch.slice engine=vaddr'; ok $? "batch policy printed on one line"
 echo "$out" | grep -q '^policy machines: cgroup=/machine.slice/\* engine=paddr'; ok $? "machines policy printed"
+echo "$out" | grep '^policy batch: ' | grep -v -q 'quota_time=' && echo "$out" | grep '^policy machines: ' | grep -v -q 'frozen_only='
+ok $? "each policy is printed with the keys of its engine only"
 mkdir "$T/android"; cp "$top_srcdir/conf/android/cached-apps.conf" "$T/android/"
 "$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$T/android" >/dev/null 2>&1; ok $? "android example is valid"
 
 mkdir "$T/d"
+: > "$T/main-ok.conf"
 printf '[daemon]\ninterval = 5\n' > "$T/main.conf"
 printf '[policy]\nengine = vaddr\n' > "$T/d/x.conf"
 printf '[policy]\ncgroup = /a\nquota = lots\n' > "$T/d/y.conf"
 err=$("$PAGEOUTD" --check-config -c "$T/main.conf" -d "$T/d" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 78 ]; ok $? "broken config exits 78 (got $rc)"
-echo "$err" | grep -qx "$T/main.conf:2: interval: invalid value '5': .*"; ok $? "main file error names file:line: key"
+echo "$err" | grep -qxF "$T/main.conf:2: interval: '5' is not a duration (a number and a unit us, ms, s, m or h: 500ms, 1.5s, 2m, 1h)"
+ok $? "main file error names file:line: key and the accepted forms"
 echo "$err" | grep -qx "$T/d/x.conf:1: cgroup: missing, required in \[policy\]"; ok $? "missing cgroup at the [policy] line"
-echo "$err" | grep -qx "$T/d/y.conf:3: quota: invalid value 'lots': .*"; ok $? "drop-in value error"
+echo "$err" | grep -qxF "$T/d/y.conf:3: quota: 'lots' is not SIZE/DURATION (like 256M/1s) or none"; ok $? "drop-in value error"
 [ "$(echo "$err" | wc -l)" -eq 3 ]; ok $? "exactly the three errors"
+
+# a key of the other engine: an error at the key's line, though engine comes after it
+mkdir "$T/e"
+printf '[policy]\nquota_time = 10ms\ncgroup = /e\nengine = vaddr\n' > "$T/e/e.conf"
+err=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/e" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 78 ] && [ "$err" = "$T/e/e.conf:2: quota_time: applies to engine = paddr policies only (this policy: engine = vaddr, line 4)" ]
+ok $? "quota_time on a vaddr policy is the one error, at its line (got $rc: $err)"
+
+# one grammar for sizes and durations: fractions are exact, ambiguous forms are refused
+mkdir "$T/g" "$T/h"
+printf '[policy]\ncgroup = /g\nengine = paddr\nmin_age = 1.5s\nquota = 1.5G/0.5s\nquota_time = 0s\n' > "$T/g/g.conf"
+out=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/g" 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q '^policy g: .* min_age=1500ms .* quota=1536M/500ms quota_time=0s '
+ok $? "1.5s, 1.5G/0.5s and 0s are valid and printed in whole units (got $rc: $out)"
+# what --check-config prints reads back as the same policies
+mkdir "$T/rt"
+cp "$top_srcdir"/conf/conf.d/*.conf "$T/g/g.conf" "$T/rt/"
+"$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/rt" | grep '^policy ' > "$T/rt.1"
+rm "$T"/rt/*.conf
+while read -r _ name rest; do
+	{ echo '[policy]'; echo "$rest" | tr ' ' '\n' | sed 's/=/ = /'; } > "$T/rt/${name%:}.conf"
+done < "$T/rt.1"
+"$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/rt" | grep '^policy ' > "$T/rt.2"
+[ -s "$T/rt.1" ] && cmp -s "$T/rt.1" "$T/rt.2"
+ok $? "the printed policies, written back as drop-ins, print the same ($(wc -l < "$T/rt.2") policies)"
+printf '[policy]\ncgroup = /h\nmin_age = 0\nquota = 64MB/1s\n' > "$T/h/h.conf"
+err=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/h" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 78 ] && [ "$err" = "$T/h/h.conf:3: min_age: '0' is not a duration (a number and a unit us, ms, s, m or h: 500ms, 1.5s, 2m, 1h)
+$T/h/h.conf:4: quota: '64MB' is not a size (a number and a unit B, K, M, G or T, powers of 1024 also written KiB, MiB, GiB, TiB: 4096B, 64M, 1.5G)" ]
+ok $? "a bare 0 and 64MB are refused with the accepted forms (got $rc: $err)"
+mkdir "$T/x"
+printf '[policy]\ncgroup = /x\nmin_age = 5x\n' > "$T/x/x.conf"
+err=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/x" 2>&1 >/dev/null)
+grep -qxF "pageoutd.conf:3: ${err#"$T/x/x.conf:3: "}" "$top_srcdir/man/pageoutd.conf.5"
+ok $? "the error shown under VALUES in pageoutd.conf(5) is the one pageoutd prints ($err)"
+
+# a UTF-8 byte order mark, as some editors write it: skipped at the start of a file only
+mkdir "$T/b"
+printf '\357\273\277[daemon]\ninterval = 2s\n' > "$T/bom.conf"
+printf '\357\273\277[policy]\ncgroup = /b\n' > "$T/b/b.conf"
+out=$("$PAGEOUTD" --check-config -c "$T/bom.conf" -d "$T/b" 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q '^daemon: interval=2s ' && echo "$out" | grep -q '^policy b: cgroup=/b '
+ok $? "files that start with a byte order mark are read as without (got $rc: $out)"
+printf '[daemon]\n\357\273\277interval = 2s\n' > "$T/bom2.conf"
+err=$("$PAGEOUTD" --check-config -c "$T/bom2.conf" -d "$T/b" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 78 ] && [ "$err" = "$T/bom2.conf:2: line: a UTF-8 byte order mark belongs only at the start of a file" ]
+ok $? "a byte order mark elsewhere is one error at its line (got $rc: $err)"
 "$PAGEOUTD" --check-config -c "$T/nope.conf" -d "$T/d" >/dev/null 2>&1; [ $? -eq 78 ]; ok $? "missing main file exits 78"
 "$PAGEOUTD" --bogus >/dev/null 2>&1; [ $? -eq 64 ]; ok $? "unknown option exits 64"
 "$PAGEOUTD" --version | grep -q '^pageoutd [0-9]'; ok $? "--version"

@@ -26,6 +26,7 @@ struct tcase {
 };
 
 #define POL "[policy]\ncgroup = /a\n"
+#define BOM "\xef\xbb\xbf" /* U+FEFF, the byte order mark, in UTF-8 */
 
 static const struct tcase cases[] = {
 	/* valid */
@@ -36,12 +37,19 @@ static const struct tcase cases[] = {
 	  "[damon]\nsysfs_root = /tmp/x\nsample_interval = 5ms\naggr_interval = 100ms\n"
 	  "update_interval = 1s\nmin_regions = 10\nmax_regions = 1000\n",
 	  NULL, NULL, NULL, NULL, NULL, 0 },
-	{ "full policy", "", "batch.conf",
+	{ "full vaddr policy", "", "batch.conf",
 	  "[policy]\ncgroup = /batch.slice\nengine = vaddr\nmin_age = 30s\n"
-	  "max_access_rate = 0%\nmemory = anon,file\nquota = 256M/1s\nquota_time = 10ms\n"
+	  "max_access_rate = 0%\nmemory = anon,file\nquota = 256M/1s\n"
 	  "pressure_limit = 10%\nmin_free = 0%\nswap_reserve = 20%\nmax_refault_rate = 0.2%\n"
 	  "frozen_only = no\n",
 	  NULL, NULL, NULL, 0 },
+	{ "full paddr policy", "", "vms.conf",
+	  "[policy]\ncgroup = /machine.slice/*\nengine = paddr\nmin_age = 2m\n"
+	  "max_access_rate = 50%\nmemory = anon,file\nquota = 128M/1s\nquota_time = 10ms\n"
+	  "pressure_limit = 5%\nmin_free = 0%\nswap_reserve = 10%\nmax_refault_rate = 0.5%\n",
+	  NULL, NULL, NULL, 0 },
+	{ "quota_time before engine = paddr", "", "a.conf",
+	  POL "quota_time = 20ms\nengine = paddr\n", NULL, NULL, NULL, 0 },
 	{ "comments, inline comments and indentation",
 	  "# top\n; semi\n[daemon]\n  interval = 2s   # two\n\tlog_level = info ; inline\n", NULL,
 	  NULL, NULL, NULL, NULL, 0 },
@@ -56,6 +64,18 @@ static const struct tcase cases[] = {
 	{ "non-.conf files are ignored", "", "README", "garbage", "a.conf", POL, NULL, 0 },
 	{ "memory = anon only", "", "a.conf", POL "memory = anon\n", NULL, NULL, NULL, 0 },
 	{ "frozen_only on vaddr", "", "a.conf", POL "frozen_only = yes\n", NULL, NULL, NULL, 0 },
+
+	/* a UTF-8 byte order mark: skipped at the start of a file, an error anywhere else */
+	{ "byte order mark before [daemon]", BOM "[daemon]\ninterval = 2s\n", NULL, NULL, NULL,
+	  NULL, NULL, 0 },
+	{ "byte order mark before a comment", BOM "# pageoutd\n[daemon]\n", "a.conf", BOM POL, NULL,
+	  NULL, NULL, 0 },
+	{ "byte order mark on line 2", "[daemon]\n" BOM "interval = 2s\n", NULL, NULL, NULL, NULL,
+	  "pageoutd.conf:2: line: a UTF-8 byte order mark belongs only at the start of a file", 1 },
+	{ "byte order mark in a value", "", "a.conf", POL "memory = anon" BOM "\n", NULL, NULL,
+	  "conf.d/a.conf:3: line: a UTF-8 byte order mark belongs only at the start of a file", 1 },
+	{ "two byte order marks", BOM BOM "[daemon]\n", NULL, NULL, NULL, NULL,
+	  "pageoutd.conf:1: line: a UTF-8 byte order mark belongs only at the start of a file", 1 },
 
 	/* syntax and structure */
 	{ "unknown section", "[daemon]\n[nope]\ninterval = 1s\n", NULL, NULL, NULL, NULL,
@@ -150,8 +170,73 @@ static const struct tcase cases[] = {
 	  "conf.d/a.conf:3: min_age: ", 1 },
 	{ "min_age without unit", "", "a.conf", POL "min_age = 30\n", NULL, NULL,
 	  "conf.d/a.conf:3: min_age: ", 1 },
+
+	/* a key of the other engine, wherever engine is set */
 	{ "frozen_only on paddr", "", "a.conf", POL "engine = paddr\nfrozen_only = yes\n", NULL,
-	  NULL, "conf.d/a.conf:4: frozen_only: ", 1 },
+	  NULL,
+	  "conf.d/a.conf:4: frozen_only: applies to engine = vaddr policies only (this policy: "
+	  "engine = paddr, line 3)",
+	  1 },
+	{ "frozen_only = no before engine = paddr", "", "a.conf",
+	  POL "frozen_only = no\nengine = paddr\n", NULL, NULL,
+	  "conf.d/a.conf:3: frozen_only: applies to engine = vaddr policies only (this policy: "
+	  "engine = paddr, line 4)",
+	  1 },
+	{ "quota_time on the default engine", "", "a.conf", POL "quota_time = 10ms\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota_time: applies to engine = paddr policies only (this policy: "
+	  "engine = vaddr, the default)",
+	  1 },
+	{ "quota_time before engine = vaddr", "", "a.conf",
+	  "[policy]\nquota_time = 10ms\ncgroup = /a\nengine = vaddr\n", NULL, NULL,
+	  "conf.d/a.conf:2: quota_time: applies to engine = paddr policies only (this policy: "
+	  "engine = vaddr, line 4)",
+	  1 },
+	{ "a refused engine decides no key", "", "a.conf",
+	  POL "quota_time = 10ms\nengine = kernel\n", NULL, NULL, "conf.d/a.conf:4: engine: ", 1 },
+	{ "the other engine's key without a cgroup", "", "a.conf", "[policy]\nquota_time = 10ms\n",
+	  NULL, NULL, "conf.d/a.conf:2: quota_time: ", 2 },
+
+	/* the value grammar: each refusal shows the accepted forms */
+	{ "duration with an unknown unit", "", "a.conf", POL "min_age = 5x\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '5x' is not a duration (a number and a unit us, ms, s, m or "
+	  "h: 500ms, 1.5s, 2m, 1h)",
+	  1 },
+	{ "0 needs a unit too", "", "a.conf", POL "min_age = 0\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '0' is not a duration (a number", 1 },
+	{ "30min is not a unit", "", "a.conf", POL "min_age = 30min\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '30min' is not a duration (", 1 },
+	{ "duration finer than a microsecond", "", "a.conf", POL "min_age = 1.0000005s\n", NULL,
+	  NULL, "conf.d/a.conf:3: min_age: '1.0000005s' is not a whole number of microseconds", 1 },
+	{ "days are not a unit", "", "a.conf", POL "min_age = 1.5d\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '1.5d' is not a duration (", 1 },
+	{ "duration out of range", "", "a.conf", POL "min_age = 24.5h\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '24.5h' is out of range (0s to 24h)", 1 },
+	{ "duration beyond 64 bits", "", "a.conf", POL "min_age = 99999999999h\n", NULL, NULL,
+	  "conf.d/a.conf:3: min_age: '99999999999h' is out of range (0s to 24h)", 1 },
+	{ "size in SI spelling", "", "a.conf", POL "quota = 64MB/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '64MB' is not a size (a number and a unit B, K, M, G "
+	  "or T, powers of 1024 also written KiB, MiB, GiB, TiB: 4096B, 64M, 1.5G)",
+	  1 },
+	{ "size in lowercase", "", "a.conf", POL "quota = 64m/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '64m' is not a size (", 1 },
+	{ "size without a unit", "", "a.conf", POL "quota = 65536/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '65536' is not a size (", 1 },
+	{ "size not a whole number of bytes", "", "a.conf", POL "quota = 0.1G/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '0.1G' is not a whole number of bytes", 1 },
+	{ "size beyond 64 bits", "", "a.conf", POL "quota = 16777216T/1s\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '16777216T' is too large", 1 },
+	{ "quota interval without a unit", "", "a.conf", POL "quota = 64M/1\n", NULL, NULL,
+	  "conf.d/a.conf:3: quota: '1' is not a duration (", 1 },
+	{ "rate finer than 0.0001%", "", "a.conf", POL "max_refault_rate = 0.00005%\n", NULL, NULL,
+	  "conf.d/a.conf:3: max_refault_rate: '0.00005%' is not a whole number of parts per "
+	  "million (0.0001%)",
+	  1 },
+	{ "rate starting with a point", "", "a.conf", POL "max_refault_rate = .5%\n", NULL, NULL,
+	  "conf.d/a.conf:3: max_refault_rate: '.5%' is not a rate (a number and %: 0%, 0.5%, 10%)",
+	  1 },
+	{ "region count in hex", "[damon]\nmax_regions = 0x400\n", NULL, NULL, NULL, NULL,
+	  "pageoutd.conf:2: max_regions: '0x400' is not a whole number (decimal digits: 10, 1000)",
+	  1 },
 
 	/* overlaps */
 	{ "same cgroup twice", "", "a.conf", POL, "b.conf", "# b\n[policy]\ncgroup = /a\n",
@@ -257,11 +342,17 @@ static void values(void)
 	write_file(sub, "40-d.conf", "[policy]\ncgroup = /d\n");
 	write_file(sub, "10-a.conf",
 		   "[policy]\ncgroup = /a/*\nmin_age = 2m\nmax_access_rate = 5%\n");
+	write_file(sub, "50-e.conf",
+		   "[policy]\ncgroup = /e\nengine = paddr\nmin_age = 1.5s\nquota = 1.5G/0.5s\n"
+		   "quota_time = 0.25s\nmax_refault_rate = 0.0001%\n");
+	write_file(sub, "60-f.conf",
+		   "[policy]\ncgroup = /f\nmin_age = 0s\nquota = 5000B/90s\nmin_free = 0.5%\n");
+	write_file(sub, "70-g.conf", "[policy]\ncgroup = /g\nquota = 2048TiB/1h\n");
 	snprintf(main, sizeof(main), "%s/pageoutd.conf", dir);
-	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load four policies");
+	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load seven policies");
 	if (!cfg)
 		return;
-	is_int(cfg->nr_policies, 4, "four policies");
+	is_int(cfg->nr_policies, 7, "seven policies");
 	is_str(cfg->policies[0].name, "10-a", "lexical order: 10-a first");
 	is_str(cfg->policies[1].name, "20-b", "then 20-b");
 	p = cfg_find_policy(cfg, "10-a");
@@ -280,9 +371,62 @@ static void values(void)
 	is_u64(cfg->damon.update_us, 1000000, "default update 1s");
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=64M/500ms", "describe quota");
 	has_str(line, "engine=paddr", "describe engine");
+	p = cfg_find_policy(cfg, "50-e");
+	is_u64(p->min_age_us, 1500000, "min_age 1.5s");
+	is_u64(p->quota_bytes, 1610612736, "quota 1.5G: exactly 1.5 * 2^30 bytes");
+	is_u64(p->quota_interval_us, 500000, "quota interval 0.5s");
+	is_u64(p->quota_time_us, 250000, "quota_time 0.25s");
+	is_int(p->max_refault_rate, 1, "max_refault_rate 0.0001%%: 1 ppm");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=1536M/500ms quota_time=250ms",
+		"describe 1.5G/0.5s in whole units");
+	p = cfg_find_policy(cfg, "60-f");
+	is_u64(p->min_age_us, 0, "min_age 0s");
+	is_u64(p->quota_bytes, 5000, "quota 5000B");
+	is_int(p->min_free, 5000, "min_free 0.5%%");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), "min_age=0s", "describe min_age 0s");
+	has_str(line, "quota=5000B/90s", "describe a byte count with its B");
+	ok(!strstr(line, "quota_time="), "describe a vaddr policy without quota_time");
+	has_str(line, " frozen_only=no", "describe a vaddr policy with frozen_only");
+	p = cfg_find_policy(cfg, "50-e");
+	cfg_policy_describe(p, line, sizeof(line));
+	ok(!strstr(line, "frozen_only="), "describe a paddr policy without frozen_only");
+	p = cfg_find_policy(cfg, "70-g");
+	is_u64(p->quota_bytes, 2048ull << 40, "quota 2048TiB");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=2048T/1h",
+		"describe 2048TiB in T, the largest unit");
 	cfg_free(cfg);
 	snprintf(line, sizeof(line), "rm -rf '%s'", dir);
 	if (system(line) != 0)
+		exit(99);
+}
+
+/* a file that starts with a byte order mark reads as if it did not */
+static void bom(void)
+{
+	char dir[512], main[600], sub[600];
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	if (!mkdtemp(dir))
+		exit(99);
+	snprintf(sub, sizeof(sub), "%s/conf.d", dir);
+	mkdir(sub, 0755);
+	write_file(dir, "pageoutd.conf", BOM "[daemon]\ninterval = 2s\n");
+	write_file(sub, "a.conf", BOM "[policy]\ncgroup = /a\nmin_age = 1m\n");
+	snprintf(main, sizeof(main), "%s/pageoutd.conf", dir);
+	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "byte order marks: no error");
+	is_int(errs.nr, 0, "byte order marks: no message");
+	if (cfg) {
+		is_u64(cfg->daemon.interval_us, 2000000, "byte order mark: [daemon] read");
+		ok(cfg->nr_policies == 1 && cfg->policies[0].min_age_us == 60000000 &&
+			   cfg->policies[0].line == 1,
+		   "byte order mark: [policy] read, on line 1");
+	}
+	cfg_errors_fini(&errs);
+	cfg_free(cfg);
+	snprintf(main, sizeof(main), "rm -rf '%s'", dir);
+	if (system(main) != 0)
 		exit(99);
 }
 
@@ -338,6 +482,7 @@ int main(void)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		run_case(&cases[i]);
 	values();
+	bom();
 	unreadable();
 	long_line();
 	return tap_exit();

@@ -13,6 +13,19 @@ keys=$(sed -n 's/^\t{ "\([a-z_]*\)", K_.*/\1/p' "$top_srcdir/src/config.c")
 for k in $keys; do
 	grep -Eq "^\.BR? (.*[ \"])?$k([ \"]|\$)" "$conf5"; ok $? "pageoutd.conf(5) documents $k"
 done
+# a key of one engine (VADDR_ONLY, PADDR_ONLY in the table) says so where it is documented
+for e in vaddr paddr; do
+	E=$(echo "$e" | tr a-z A-Z)
+	only=$(sed -n "s/^\t{ \"\([a-z_]*\)\", K_.*, ${E}_ONLY },\$/\1/p" "$top_srcdir/src/config.c")
+	[ -n "$only" ]; ok $? "config.c has keys for $e policies only"
+	for k in $only; do
+		grep -q "^\.BR $k \" (default [^,]*, $e only)\"\$" "$conf5"
+		ok $? "pageoutd.conf(5) marks $k as $e only"
+	done
+done
+[ "$(grep -c '^\.BR [a-z_]* " (default [^,]*, [pv]addr only)"$' "$conf5")" = \
+	"$(grep -c '^	{ "[a-z_]*", K_.*, [PV]ADDR_ONLY },$' "$top_srcdir/src/config.c")" ]
+ok $? "pageoutd.conf(5) marks no other key as one engine's"
 for k in $keys; do
 	grep -q "^#\?$k = \|^$k = " "$top_srcdir"/conf/pageoutd.conf "$top_srcdir"/conf/conf.d/*.conf "$top_srcdir"/conf/android/*.conf
 	ok $? "an example in conf/ shows $k"

@@ -178,7 +178,7 @@ static void build(void)
 	   "250 ms) and the quota per configured interval");
 	cfg_free(cfg);
 
-	cfg = policy_cfg("quota = none\nquota_time = 0\n");
+	cfg = policy_cfg("quota = none\nquota_time = 0s\n");
 	ok(cfg != NULL, "a paddr policy without quota loads");
 	if (!cfg)
 		return;

@@ -14,62 +14,184 @@
 #include "pageoutd/util.h"
 #include "../lib/tap.h"
 
+/* one value of the grammar (pageoutd.conf(5) VALUES): the text, what parsing returns, the value */
+struct val {
+	const char *text;
+	int r;
+	uint64_t want;
+};
+
+static void check_vals(const char *what, int (*parse)(const char *, uint64_t *),
+		       const struct val *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t got = 12345;
+		int r = parse(v[i].text, &got);
+
+		if (v[i].r)
+			is_int(r, v[i].r, "%s '%s' refused (%d)", what, v[i].text, v[i].r);
+		else
+			ok(r == 0 && got == v[i].want, "%s '%s' = %llu (got %d, %llu)", what,
+			   v[i].text, (unsigned long long)v[i].want, r, (unsigned long long)got);
+	}
+}
+
 static void sizes(void)
 {
-	uint64_t v = 0;
+	static const struct val v[] = {
+		{ "4096B", 0, 4096 },
+		{ "0B", 0, 0 },
+		{ "64K", 0, 65536 },
+		{ "64KiB", 0, 65536 },
+		{ "256M", 0, 256ull << 20 },
+		{ "256MiB", 0, 256ull << 20 },
+		{ "2G", 0, 2ull << 30 },
+		{ "2GiB", 0, 2ull << 30 },
+		{ "1T", 0, 1ull << 40 },
+		{ "1TiB", 0, 1ull << 40 },
+		{ "1.5G", 0, 1610612736 },
+		{ "1.50G", 0, 1610612736 },
+		{ "0.5K", 0, 512 },
+		{ "1.25M", 0, 1310720 },
+		{ "0.0009765625K", 0, 1 },
+		{ "16777215T", 0, 16777215ull << 40 },
+		{ "18446744073709551615B", 0, UINT64_MAX },
+		/* the unit is required, whole and case-sensitive; the number is DIGITS[.DIGITS] */
+		{ "4096", -EINVAL, 0 },
+		{ "0", -EINVAL, 0 },
+		{ "64m", -EINVAL, 0 },
+		{ "64k", -EINVAL, 0 },
+		{ "64MB", -EINVAL, 0 },
+		{ "64KB", -EINVAL, 0 },
+		{ "64mib", -EINVAL, 0 },
+		{ "1P", -EINVAL, 0 },
+		{ "12X", -EINVAL, 0 },
+		{ "64 M", -EINVAL, 0 },
+		{ " 64M", -EINVAL, 0 },
+		{ "64M ", -EINVAL, 0 },
+		{ ".5G", -EINVAL, 0 },
+		{ "5.G", -EINVAL, 0 },
+		{ "1e3K", -EINVAL, 0 },
+		{ "+5K", -EINVAL, 0 },
+		{ "-1K", -EINVAL, 0 },
+		{ "0x10K", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
+		{ "1.0000000000000000001G", -EINVAL, 0 }, /* 19 decimals */
+		/* exact or refused, never rounded */
+		{ "1.5B", -EDOM, 0 },
+		{ "0.1K", -EDOM, 0 },
+		{ "0.3M", -EDOM, 0 },
+		{ "16777216T", -ERANGE, 0 },
+		{ "17179869184G", -ERANGE, 0 },
+		{ "18446744073709551616B", -ERANGE, 0 },
+		{ "99999999999999999999K", -ERANGE, 0 },
+	};
 
-	is_int(parse_size("4096", &v), 0, "size 4096");
-	is_u64(v, 4096, "size 4096 value");
-	is_int(parse_size("64K", &v), 0, "size 64K");
-	is_u64(v, 65536, "size 64K value");
-	is_int(parse_size("256M", &v), 0, "size 256M");
-	is_u64(v, 256ull << 20, "size 256M value");
-	is_int(parse_size("2g", &v), 0, "size 2g");
-	is_u64(v, 2ull << 30, "size 2g value");
-	is_int(parse_size("1TiB", &v), 0, "size 1TiB");
-	is_u64(v, 1ull << 40, "size 1TiB value");
-	is_int(parse_size("12X", &v), -EINVAL, "size bad suffix");
-	is_int(parse_size("", &v), -EINVAL, "size empty");
-	is_int(parse_size("-1", &v), -EINVAL, "size negative");
-	is_int(parse_size("1.5M", &v), -EINVAL, "size fraction");
-	is_int(parse_size("99999999999999999999", &v), -ERANGE, "size overflow");
-	is_int(parse_size("16777216T", &v), -ERANGE, "size overflow by suffix");
+	check_vals("size", parse_size, v, ARRAY_SIZE(v));
 }
 
 static void durations(void)
 {
-	uint64_t v = 0;
+	static const struct val v[] = {
+		{ "30s", 0, 30000000 },
+		{ "5ms", 0, 5000 },
+		{ "250us", 0, 250 },
+		{ "2m", 0, 120000000 },
+		{ "1h", 0, 3600000000ull },
+		{ "0s", 0, 0 },
+		{ "0us", 0, 0 },
+		{ "1.5s", 0, 1500000 },
+		{ "0.5s", 0, 500000 },
+		{ "0.25ms", 0, 250 },
+		{ "0.001s", 0, 1000 },
+		{ "2.5m", 0, 150000000 },
+		{ "1.5h", 0, 5400000000ull },
+		{ "18446744073709551615us", 0, UINT64_MAX },
+		{ "0", -EINVAL, 0 },
+		{ "30", -EINVAL, 0 },
+		{ "30d", -EINVAL, 0 },
+		{ "30S", -EINVAL, 0 },
+		{ "30min", -EINVAL, 0 },
+		{ "30sec", -EINVAL, 0 },
+		{ "30 s", -EINVAL, 0 },
+		{ "1.s", -EINVAL, 0 },
+		{ ".5s", -EINVAL, 0 },
+		{ "1e3ms", -EINVAL, 0 },
+		{ "-1s", -EINVAL, 0 },
+		{ "s", -EINVAL, 0 },
+		{ "0.5us", -EDOM, 0 },
+		{ "1.0000005s", -EDOM, 0 },
+		{ "18446744073709551616us", -ERANGE, 0 },
+		{ "5124095577h", -ERANGE, 0 },
+	};
 
-	is_int(parse_duration("30s", &v), 0, "duration 30s");
-	is_u64(v, 30000000, "30s in us");
-	is_int(parse_duration("5ms", &v), 0, "duration 5ms");
-	is_u64(v, 5000, "5ms in us");
-	is_int(parse_duration("250us", &v), 0, "duration 250us");
-	is_u64(v, 250, "250us");
-	is_int(parse_duration("2m", &v), 0, "duration 2m");
-	is_u64(v, 120000000, "2m in us");
-	is_int(parse_duration("1h", &v), 0, "duration 1h");
-	is_u64(v, 3600000000ull, "1h in us");
-	is_int(parse_duration("0", &v), 0, "duration 0 without unit");
-	is_int(parse_duration("30", &v), -EINVAL, "duration needs a unit");
-	is_int(parse_duration("30d", &v), -EINVAL, "duration unknown unit");
-	is_int(parse_duration("s", &v), -EINVAL, "duration no number");
+	check_vals("duration", parse_duration, v, ARRAY_SIZE(v));
+}
+
+static int parse_rate64(const char *s, uint64_t *ret)
+{
+	uint32_t v;
+	int r = parse_rate(s, &v);
+
+	if (r == 0)
+		*ret = v;
+	return r;
 }
 
 static void rates(void)
 {
-	uint32_t v = 1;
+	static const struct val v[] = {
+		{ "0%", 0, 0 },	       { "10%", 0, 100000 },	 { "0.2%", 0, 2000 },
+		{ "0.0001%", 0, 1 },   { "100%", 0, PPM_ONE },	 { "100.0001%", -ERANGE, 0 },
+		{ "5", -EINVAL, 0 },   { "0", -EINVAL, 0 },	 { ".5%", -EINVAL, 0 },
+		{ "5 %", -EINVAL, 0 }, { "0.00001%", -EDOM, 0 },
+	};
 
-	is_int(parse_rate("0%", &v), 0, "rate 0%%");
-	is_int(v, 0, "0%% value");
-	is_int(parse_rate("10%", &v), 0, "rate 10%%");
-	is_int(v, 100000, "10%% in ppm");
-	is_int(parse_rate("0.2%", &v), 0, "rate 0.2%%");
-	is_int(v, 2000, "0.2%% in ppm");
-	is_int(parse_rate("100%", &v), 0, "rate 100%%");
-	is_int(parse_rate("100.0001%", &v), -ERANGE, "rate above 100%%");
-	is_int(parse_rate("5", &v), -EINVAL, "rate needs %%");
-	is_int(parse_rate("0.00001%", &v), -EINVAL, "rate too precise");
+	check_vals("rate", parse_rate64, v, ARRAY_SIZE(v));
+}
+
+static void counts(void)
+{
+	static const struct val v[] = {
+		{ "10", 0, 10 },
+		{ "0", 0, 0 },
+		{ "010", 0, 10 }, /* decimal, not octal */
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "0x10", -EINVAL, 0 },
+		{ "1.0", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "1K", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+		{ "18446744073709551616", -ERANGE, 0 },
+	};
+
+	check_vals("count", parse_count, v, ARRAY_SIZE(v));
+}
+
+/* what fmt_duration and fmt_rate print parses back to the same value */
+static void round_trip(void)
+{
+	static const uint64_t us[] = { 0,	  1,	   999,	     1000,	    1500,
+				       250000,	  1000000, 90000000, 3600000000ull, 5400000000ull,
+				       UINT64_MAX };
+	static const uint32_t ppm[] = { 0, 1, 2000, 100000, 123456, PPM_ONE };
+	char b[32];
+
+	for (size_t i = 0; i < ARRAY_SIZE(us); i++) {
+		uint64_t v = 1;
+
+		fmt_duration(b, sizeof(b), us[i]);
+		ok(parse_duration(b, &v) == 0 && v == us[i], "fmt_duration %llu: '%s' parses back",
+		   (unsigned long long)us[i], b);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(ppm); i++) {
+		uint32_t v = 1;
+
+		fmt_rate(b, sizeof(b), ppm[i]);
+		ok(parse_rate(b, &v) == 0 && v == ppm[i], "fmt_rate %u: '%s' parses back", ppm[i],
+		   b);
+	}
 }
 
 static void formats(void)
@@ -83,6 +205,7 @@ static void formats(void)
 	is_str(fmt_duration(b, sizeof(b), 30000000), "30s", "fmt 30s");
 	is_str(fmt_duration(b, sizeof(b), 1500), "1500us", "fmt 1500us");
 	is_str(fmt_duration(b, sizeof(b), 120000000), "2m", "fmt 2m");
+	is_str(fmt_duration(b, sizeof(b), 0), "0s", "fmt 0s");
 	is_str(fmt_rate(b, sizeof(b), 2000), "0.2%", "fmt 0.2%%");
 	is_str(fmt_rate(b, sizeof(b), 100000), "10%", "fmt 10%%");
 	is_int(parse_bool("yes", &t), 0, "bool yes");
@@ -175,6 +298,8 @@ int main(void)
 	sizes();
 	durations();
 	rates();
+	counts();
+	round_trip();
 	formats();
 	return tap_exit();
 }
