@@ -62,6 +62,7 @@ struct daemon {
 	bool ready;
 	struct log_cond damon_cond;		  /* DAMON cannot be taken: d->state says why */
 	struct log_cond no_ops[ENGINE_PADDR + 1]; /* an engine's operations set is missing */
+	const char *idle;			  /* nothing to reclaim: why, else NULL */
 };
 
 static void notify(const char *state)
@@ -188,9 +189,25 @@ static unsigned nr_engine(const struct cfg *cfg, enum cfg_engine e)
 	return n;
 }
 
+/* Whether any policy's `cgroup =` names a cgroup that exists now (or cannot be told). */
+static bool any_cgroup_matches(const struct daemon *d)
+{
+	for (unsigned i = 0; i < d->cfg->nr_policies; i++) {
+		const struct cfg_policy *p = &d->cfg->policies[i];
+		struct cgrp_list l = { 0 };
+		int n = cgrp_expand(&d->cg, p->cgroup, p->cgroup_is_glob, &l);
+
+		cgrp_list_fini(&l);
+		if (n != 0)
+			return true;
+	}
+	return false;
+}
+
 /*
- * Take DAMON when a policy needs it, and start the engines its policies need. Returns 0,
- * -ENOENT without policies, or -errno when DAMON cannot be taken: a kernel without DAMON, a foreign kdamond, another
+ * Take DAMON when a policy has a cgroup to work on, and start the engines its policies need.
+ * Returns 0, -ENOENT with d->idle set when there is nothing to reclaim (DAMON is not taken),
+ * or -errno when DAMON cannot be taken: a kernel without DAMON, a foreign kdamond, another
  * pageoutd. That is one condition, logged when it starts, changes and clears; the daemon
  * tries again each cycle, so that an operator's fix, or a reload that adds the first policy
  * of an engine, takes effect without a restart.
@@ -200,8 +217,11 @@ static int take_damon(struct daemon *d)
 	const struct cfg *c = d->cfg;
 	int r;
 
+	d->idle = NULL;
 	if (!c->nr_policies && !d->damon_owned)
-		return -ENOENT;
+		return d->idle = "no policies", -ENOENT;
+	if (!d->damon_owned && !any_cgroup_matches(d))
+		return d->idle = "no cgroup matched", -ENOENT;
 	if (!d->damon_owned) {
 		if (!d->damon_open) {
 			if (mkdir(c->daemon.state_dir, 0700) < 0 && errno != EEXIST) {
@@ -268,6 +288,7 @@ static void report_of(const struct daemon *d, struct report_src *r)
 	r->damon_owned = d->damon_owned;
 	r->status = d->state;
 	r->waiting = log_cond_text(&d->damon_cond);
+	r->idle = d->idle;
 	r->no_vaddr = log_cond_text(&d->no_ops[ENGINE_VADDR]);
 	r->no_paddr = log_cond_text(&d->no_ops[ENGINE_PADDR]);
 }
@@ -292,7 +313,9 @@ static void cycle(struct daemon *d)
 	int r = take_damon(d);
 
 	d->cycles++;
-	if (r < 0 && r != -ENOENT) {
+	if (r < 0 && d->idle) {
+		set_state(d, "idle: %s", d->idle);
+	} else if (r < 0) {
 		set_state(d, "waiting for DAMON: %s",
 			  log_cond_text(&d->damon_cond) ?: strerror(-r));
 	} else {

@@ -37,6 +37,8 @@ enum report_state report_daemon_state(const struct report_src *r, const char **r
 	const char *e = NULL;
 
 	*ret_reason = NULL;
+	if (!r->damon_owned && r->idle)
+		return *ret_reason = r->idle, RS_IDLE;
 	if (!r->damon_owned)
 		return *ret_reason = r->waiting ? r->waiting : "starting", RS_WAITING;
 	if (r->vaddr)

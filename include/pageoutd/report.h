@@ -23,6 +23,7 @@ struct report_src {
 	bool damon_owned;
 	const char *status;   /* what the daemon is doing, one line */
 	const char *waiting;  /* why DAMON cannot be taken, or NULL */
+	const char *idle;     /* why there is nothing to reclaim (DAMON not taken), or NULL */
 	const char *no_vaddr; /* why the vaddr engine cannot run on this kernel, or NULL */
 	const char *no_paddr;
 };

@@ -113,7 +113,16 @@ def main():
     admin = subprocess.run([os.path.join(top_build, "tests/lib/faketree")], capture_output=True,
                            text=True).stdout.strip()
     procs = []
+    # a cgroup for each policy, so that DAMON is taken (a policy that matches nothing does not)
+    cgroot = "/sys/fs/cgroup" if os.path.exists("/sys/fs/cgroup/cgroup.controllers") \
+        else "/sys/fs/cgroup/memory"
+    web_cg = "/pageoutd-socket-test-%d" % os.getpid()
+    vm_cg = "/pageoutd-socket-test-vm-%d" % os.getpid()
+    made = []
     try:
+        for c in (web_cg, vm_cg, vm_cg + "/a"):
+            os.mkdir(cgroot + c)
+            made.insert(0, cgroot + c)
         os.makedirs(T + "/d")
         os.makedirs(T + "/run")
         os.chmod(T, 0o755)
@@ -122,9 +131,9 @@ def main():
             f.write("[daemon]\ninterval = 200ms\nsocket = %s\nsocket_group = nogroup\n"
                     "state_dir = %s/run\n[damon]\nsysfs_root = %s\n" % (sock, T, admin))
         with open(T + "/d/web.conf", "w") as f:
-            f.write("[policy]\ncgroup = /pageoutd-socket-test\nengine = vaddr\n")
+            f.write("[policy]\ncgroup = %s\nengine = vaddr\n" % web_cg)
         with open(T + "/d/vms.conf", "w") as f:
-            f.write("[policy]\ncgroup = /pageoutd-socket-test-vm/*\nengine = paddr\n")
+            f.write("[policy]\ncgroup = %s/*\nengine = paddr\n" % vm_cg)
         # sd_notify: a datagram socket the daemon reports to
         nsock_path = T + "/notify"
         ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -174,7 +183,7 @@ def main():
         v = ask(sock, "version")
         ok(v.startswith("pageoutd "), "version: %s" % v.strip())
         pol = ask(sock, "policies")
-        ok("web: cgroup=/pageoutd-socket-test engine=vaddr" in pol and "vms: " in pol,
+        ok("web: cgroup=%s engine=vaddr" % web_cg in pol and "vms: " in pol,
            "policies: one line per policy")
         doc = None
         try:
@@ -378,6 +387,11 @@ def main():
                 p.kill()
                 p.wait()
         shutil.rmtree(T, ignore_errors=True)
+        for c in made:
+            try:
+                os.rmdir(c)
+            except OSError:
+                pass
         if admin:
             shutil.rmtree(admin.split("/fakesys/")[0], ignore_errors=True)
     print("1..%d" % n)
