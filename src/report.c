@@ -11,7 +11,12 @@
 
 #include "pageoutd/report.h"
 
-/* One policy's figures, whichever engine runs it. */
+#define UNKNOWN UINT64_MAX
+
+/*
+ * One policy's figures, whichever engine runs it. A figure the engine does not know (or that
+ * does not apply to it) is UNKNOWN or -1: JSON null, no metric sample, "-" in the table.
+ */
 struct pview {
 	const struct cfg_policy *p;
 	enum report_state state;
@@ -19,7 +24,7 @@ struct pview {
 	bool paused;
 	const char *why; /* the pause reason, "" when not paused */
 	uint64_t cgroups, procs, cold, reclaimed, drop, refaults, tried, qt_exceeds;
-	double refault_rate, psi; /* -1: unknown */
+	double refault_rate, psi; /* ratios 0-1, -1: unknown */
 	const uint64_t *skipped;  /* SKIP_MAX, vaddr */
 	const uint64_t *errors;	  /* MADV_ERR_MAX, vaddr */
 	const uint64_t *failures; /* FAIL_MAX, NULL when the engine is not running */
@@ -69,9 +74,8 @@ static void view_vaddr(const struct report_src *r, struct pview *v)
 	v->cold = s->cold_bytes;
 	v->reclaimed = s->advised_bytes_total;
 	v->drop = s->memcg_drop_bytes_total;
-	v->refaults = UINT64_MAX;
-	v->refault_rate = st->have_refaults ? st->refault_rate : -1;
-	v->psi = s->psi_some_avg10;
+	v->refault_rate = st->have_refaults ? st->refault_rate / 1e6 : -1;
+	v->psi = s->psi_some_avg10 >= 0 ? s->psi_some_avg10 / 100 : -1;
 	v->skipped = s->skipped_total;
 	v->errors = s->errors_total;
 	v->failures = s->failures_total;
@@ -102,8 +106,8 @@ static void view_paddr(const struct report_src *r, struct pview *v)
 			v->paused = false;
 		else
 			v->why = c->paused_why;
-		if (c->psi_some_avg10 > v->psi)
-			v->psi = c->psi_some_avg10;
+		if (c->psi_some_avg10 >= 0 && c->psi_some_avg10 / 100 > v->psi)
+			v->psi = c->psi_some_avg10 / 100;
 	}
 	if (!v->paused)
 		v->why = "";
@@ -121,6 +125,7 @@ static void view(const struct report_src *r, const struct cfg_policy *p, struct 
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	v->why = "";
+	v->cgroups = v->procs = v->cold = v->refaults = UNKNOWN;
 	v->refault_rate = v->psi = -1;
 	v->state = RS_WAITING;
 	if (p->engine == ENGINE_VADDR && r->vaddr)
@@ -191,9 +196,13 @@ uint64_t report_reclaimed_bytes(const struct report_src *r)
 
 /* --- JSON --- */
 
+/* A count or size; UNKNOWN is null. */
 static void json_u64(struct sbuf *b, const char *k, uint64_t v, bool comma)
 {
-	sbuf_printf(b, "\"%s\":%" PRIu64 "%s", k, v, comma ? "," : "");
+	if (v == UNKNOWN)
+		sbuf_printf(b, "\"%s\":null%s", k, comma ? "," : "");
+	else
+		sbuf_printf(b, "\"%s\":%" PRIu64 "%s", k, v, comma ? "," : "");
 }
 
 static void json_num(struct sbuf *b, const char *k, double v, bool comma)
@@ -220,10 +229,9 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 	json_u64(b, "cold_bytes", v->cold, true);
 	json_u64(b, "reclaimed_bytes_total", v->reclaimed, true);
 	json_u64(b, "memcg_drop_bytes_total", v->drop, true);
-	if (v->refaults != UINT64_MAX)
-		json_u64(b, "refaults_total", v->refaults, true);
-	json_num(b, "refault_rate_ppm_per_min", v->refault_rate, true);
-	json_num(b, "psi_some_avg10", v->psi, true);
+	json_u64(b, "refaults_total", v->refaults, true);
+	json_num(b, "refault_rate_ratio", v->refault_rate, true);
+	json_num(b, "psi_some_avg10_ratio", v->psi, true);
 	sbuf_puts(b, "\"errors_total\":{");
 	for (int k = 0; k < FAIL_MAX; k++)
 		json_u64(b, fail_kind_name(k), v->failures ? v->failures[k] : 0, k + 1 < FAIL_MAX);
@@ -268,7 +276,8 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 			json_u64(b, "walk_scale", c->walk_scale, true);
 			json_u64(b, "memcg_drop_bytes_total", c->memcg_drop_bytes_total, true);
 			json_u64(b, "refaults_total", c->refaults_total, true);
-			json_num(b, "psi_some_avg10", c->psi_some_avg10, false);
+			json_num(b, "psi_some_avg10_ratio",
+				 c->psi_some_avg10 >= 0 ? c->psi_some_avg10 / 100 : -1, false);
 			sbuf_puts(b, "}");
 		}
 		sbuf_puts(b, "],");
@@ -389,10 +398,10 @@ static void metrics_policies(const struct report_src *r, const struct pview *v, 
 		  "Bytes reclaimed: advised and completed (vaddr), applied by the kernel (paddr)" },
 		{ "memcg_drop_bytes_total", "counter",
 		  "Observed drop of the cgroups' anon + file" },
-		{ "psi_some_avg10", "gauge",
-		  "Highest memory PSI some avg10 of the cgroups, percent" },
-		{ "refault_rate", "gauge",
-		  "Refaults per minute as a share of the cgroups' memory, ppm (last measured)" },
+		{ "psi_some_avg10_ratio", "gauge",
+		  "Highest memory PSI some avg10 of the cgroups, as a ratio (0-1)" },
+		{ "refault_rate_ratio", "gauge",
+		  "Pages refaulted per minute as a ratio of the cgroups' memory (last measured)" },
 	};
 	head(b, "policy_state", "gauge",
 	     "1 for the policy's state: active, paused, idle, waiting, error (the reason is in "
@@ -413,8 +422,14 @@ static void metrics_policies(const struct report_src *r, const struct pview *v, 
 				   : k == 5 ? (double)p->drop
 				   : k == 6 ? p->psi
 					    : p->refault_rate;
-			if ((k == 6 || k == 7) && x < 0)
-				continue; /* unknown: no sample rather than a made-up zero */
+			bool unknown = k == 1	? p->cgroups == UNKNOWN
+				       : k == 2 ? p->procs == UNKNOWN
+				       : k == 3 ? p->cold == UNKNOWN
+				       : k >= 6 ? x < 0
+						: false;
+
+			if (unknown)
+				continue; /* no sample rather than a made-up zero */
 			sample(b, per[k].name, p->p->name, "engine", cfg_engine_name(p->p->engine),
 			       x);
 		}
@@ -527,9 +542,18 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 
 /* --- people --- */
 
+/* A count, or "-" when unknown. */
+static void fmt_count(char *buf, size_t len, uint64_t v)
+{
+	if (v == UNKNOWN)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
 void report_status(const struct report_src *r, struct sbuf *b)
 {
-	char c[16], d[16], e[16];
+	char d[16], e[16];
 
 	sbuf_printf(b, "pageoutd %s: %s; %" PRIu64 " cycles, up %" PRIu64 " s%s\n", PACKAGE_VERSION,
 		    r->status ? r->status : "starting", r->cycles,
@@ -540,27 +564,31 @@ void report_status(const struct report_src *r, struct sbuf *b)
 		    "STATE");
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
 		struct pview v;
-		char ref[24], psi[16], procs[24];
+		char ref[24], psi[16], procs[24], cgs[24], cold[16];
 
 		view(r, &r->cfg->policies[i], &v);
-		if (v.refaults != UINT64_MAX)
+		/* people read percent; an unknown figure is "-" whichever the engine */
+		if (v.refaults != UNKNOWN)
 			snprintf(ref, sizeof(ref), "%" PRIu64, v.refaults);
 		else if (v.refault_rate >= 0)
-			snprintf(ref, sizeof(ref), "%.0fppm/m", v.refault_rate);
+			snprintf(ref, sizeof(ref), "%.3f%%/m", v.refault_rate * 100);
 		else
 			snprintf(ref, sizeof(ref), "-");
-		snprintf(procs, sizeof(procs), "%" PRIu64, v.procs);
-		if (v.p->engine == ENGINE_PADDR)
-			snprintf(procs, sizeof(procs), "-");
+		fmt_count(procs, sizeof(procs), v.procs);
+		fmt_count(cgs, sizeof(cgs), v.cgroups);
 		if (v.psi >= 0)
-			snprintf(psi, sizeof(psi), "%.2f%%", v.psi);
+			snprintf(psi, sizeof(psi), "%.2f%%", v.psi * 100);
 		else
 			snprintf(psi, sizeof(psi), "-");
-		sbuf_printf(b, "%-16s %-6s %7" PRIu64 " %6s %10s %10s %10s %9s %7s  %s%s%s\n",
-			    v.p->name, cfg_engine_name(v.p->engine), v.cgroups, procs,
-			    fmt_size(c, sizeof(c), v.cold), fmt_size(d, sizeof(d), v.reclaimed),
-			    fmt_size(e, sizeof(e), v.drop), ref, psi, report_state_name(v.state),
-			    v.reason[0] ? ": " : "", v.reason);
+		if (v.cold != UNKNOWN)
+			fmt_size(cold, sizeof(cold), v.cold);
+		else
+			snprintf(cold, sizeof(cold), "-");
+		sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s%s%s\n", v.p->name,
+			    cfg_engine_name(v.p->engine), cgs, procs, cold,
+			    fmt_size(d, sizeof(d), v.reclaimed), fmt_size(e, sizeof(e), v.drop),
+			    ref, psi, report_state_name(v.state), v.reason[0] ? ": " : "",
+			    v.reason);
 	}
 }
 

@@ -503,6 +503,7 @@ int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
 			memset(vp, 0, sizeof(*vp));
 			str_copy(vp->name, sizeof(vp->name), p->name);
 			policy_state_init(&vp->st);
+			vp->s.psi_some_avg10 = -1; /* unknown until measured */
 		}
 		vp->cfg = p;
 		vp->active = true;
@@ -1503,6 +1504,25 @@ static int read_sys(struct vaddr *v, struct policy_input *in)
 	return r;
 }
 
+/*
+ * No process to watch: no policy runs, but what its cgroups show is still known (PSI), as
+ * a paddr policy shows it without a scheme at work.
+ */
+static void read_idle(struct vaddr *v)
+{
+	struct policy_input sys;
+
+	read_sys(v, &sys);
+	for (size_t pi = 0; pi < v->npol; pi++) {
+		struct vpolicy *vp = &v->pol[pi];
+
+		if (!vp->active)
+			continue;
+		read_inputs(v, vp, &sys);
+		vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
+	}
+}
+
 int vaddr_cycle(struct vaddr *v)
 {
 	struct damon_snapshot snap = { 0 };
@@ -1522,6 +1542,8 @@ int vaddr_cycle(struct vaddr *v)
 		}
 	}
 	r = sync_damon(v);
+	if (!v->nt)
+		read_idle(v);
 	if (r < 0 || !v->nt)
 		return r == -EOPNOTSUPP || r == -ESRCH || r == -EINVAL ? 0 : r;
 	r = damon_snapshot(v->d, DAMON_SLOT_VADDR, &snap);

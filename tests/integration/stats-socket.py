@@ -204,6 +204,27 @@ def main():
             ok(p.returncode == 0, "promtool check metrics passes")
             if p.returncode:
                 diag(p.stdout + p.stderr)
+        pols = {p["name"]: p for p in doc["policies"]} if doc else {}
+        ok(pols and pols["vms"]["processes"] is None and pols["vms"]["cold_bytes"] is None and
+           pols["web"]["refaults_total"] is None,
+           "stats: what an engine does not know is null (paddr processes, cold bytes; vaddr "
+           "refaults)")
+        ok(pols and all(p[k] is None or 0 <= p[k] <= 1 for p in pols.values()
+                        for k in ("psi_some_avg10_ratio", "refault_rate_ratio")),
+           "stats: PSI and refault rate are ratios from 0 to 1, or null")
+        ok(pols and (pols["web"]["psi_some_avg10_ratio"] is None) ==
+           (pols["vms"]["psi_some_avg10_ratio"] is None),
+           "stats: PSI known or null alike for both engines (%s, %s)" %
+           (pols.get("web", {}).get("psi_some_avg10_ratio"),
+            pols.get("vms", {}).get("psi_some_avg10_ratio")))
+        ok('pageoutd_policy_processes{policy="vms"' not in m and
+           'pageoutd_cold_bytes{policy="vms"' not in m,
+           "metrics: no sample for a figure the engine does not know")
+        ok(all((('pageoutd_psi_some_avg10_ratio{policy="%s"' % n) in m) ==
+               (pols[n]["psi_some_avg10_ratio"] is not None) for n in pols),
+           "metrics: a PSI sample exactly where the JSON has a value")
+        ok("percent" not in m and "ppm" not in m and "_percent" not in m,
+           "metrics: ratios, not percent or ppm")
         ok('pageoutd_reclaimed_bytes_total{policy="web",engine="vaddr"}' in m and
            'pageoutd_skipped_bytes_total{policy="web",reason="young"}' in m,
            "metrics: labelled series per policy and reason")
