@@ -60,7 +60,7 @@ struct daemon {
 	uint64_t started_us, cycle_us_total;
 	char state[LOG_COND_TEXT_MAX + 64];
 	bool ready;
-	struct log_cond damon_cond;		  /* DAMON cannot be taken: d->state says why */
+	struct log_cond damon_cond;		  /* DAMON cannot be taken, or an engine started */
 	struct log_cond no_ops[ENGINE_PADDR + 1]; /* an engine's operations set is missing */
 	const char *idle;			  /* nothing to reclaim: why, else NULL */
 };
@@ -241,6 +241,9 @@ static int take_damon(struct daemon *d)
 		d->damon_owned = true;
 		notify("STATUS=running: DAMON kdamonds owned");
 	}
+	for (int e = ENGINE_VADDR; e <= ENGINE_PADDR; e++)
+		if (!nr_engine(c, (enum cfg_engine)e)) /* a reload removed its policies */
+			log_cond_clear(&d->no_ops[e]);
 	if (!d->paddr && nr_engine(c, ENGINE_PADDR) && !d->damon.feat.ops_paddr)
 		log_cond_set(&d->no_ops[ENGINE_PADDR], LOG_ERR,
 			     "DAMON here has no paddr operations (CONFIG_DAMON_PADDR): the paddr "
