@@ -44,6 +44,7 @@ struct ppolicy {
 	bool operator_paused;
 	unsigned nsch;
 	struct paddr_policy_stats s;
+	struct log_cond refused_cond; /* more cgroups than schemes */
 };
 
 struct paddr {
@@ -482,12 +483,15 @@ static void sync_cgroups(struct paddr *p)
 			pp->nsch += p->c[i].policy == pi;
 		pp->s.cgroups = pp->nsch;
 		if (pp->s.refused)
-			log_rl(LOG_ERR,
-			       "paddr: policy %s: %" PRIu64 " more cgroups hold memory than the %d "
-			       "schemes a paddr kdamond is given (each scheme walks the cold "
-			       "memory again every cycle); they are not reclaimed. "
-			       "Narrow `cgroup =` or use engine = vaddr",
-			       pp->name, pp->s.refused, PADDR_MAX_SCHEMES);
+			log_cond_set(
+				&pp->refused_cond, LOG_ERR,
+				"paddr: policy %s: %" PRIu64 " more cgroups hold memory than the "
+				"%d schemes a paddr kdamond is given (each scheme walks the cold "
+				"memory again every cycle); they are not reclaimed. Narrow "
+				"`cgroup =` or use engine = vaddr",
+				pp->name, pp->s.refused, PADDR_MAX_SCHEMES);
+		else
+			log_cond_clear(&pp->refused_cond);
 	}
 }
 
