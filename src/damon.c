@@ -84,6 +84,23 @@ __attribute__((format(printf, 3, 4))) static const char *mkpath(char *buf, size_
 	return buf;
 }
 
+/*
+ * fail: describe a failure in d->err (for the caller to log once, see damon.h) and return r;
+ * a negative r appends its strerror, 0 leaves the text as it is.
+ */
+__attribute__((format(printf, 3, 4))) static int fail(struct damon *d, int r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(d->err, sizeof(d->err), fmt, ap);
+	va_end(ap);
+	if (r < 0 && n >= 0 && (size_t)n < sizeof(d->err))
+		snprintf(d->err + n, sizeof(d->err) - (size_t)n, ": %s", strerror(-r));
+	return r;
+}
+
 static int wr(struct damon *d, const char *path, const char *val)
 {
 	int r;
@@ -92,8 +109,10 @@ static int wr(struct damon *d, const char *path, const char *val)
 		return -EPERM;
 	d->nr_io++;
 	r = d->io.write(d->io.ctx, d->rootfd, path, val);
-	if (r < 0)
+	if (r < 0) {
 		log_debug("damon: write %s = %s: %s", path, val, strerror(-r));
+		str_copy(d->err_path, sizeof(d->err_path), path);
+	}
 	return r;
 }
 
@@ -180,13 +199,14 @@ int damon_open(struct damon *d, const char *root, const char *state_dir, const s
 	if (d->rootfd < 0) {
 		int r = -errno;
 
-		log_err("DAMON sysfs not found at %s: %s (the kernel needs CONFIG_DAMON_SYSFS, "
-			"5.18+)",
-			root, strerror(-r));
+		fail(d, 0,
+		     "DAMON sysfs not found at %s: %s (the kernel needs CONFIG_DAMON_SYSFS, 5.18+)",
+		     root, strerror(-r));
 		return r == -ENOENT ? -ENODEV : r;
 	}
 	if (!exists(d, "kdamonds/nr_kdamonds")) {
-		log_err("%s has no kdamonds/nr_kdamonds: not a DAMON sysfs admin directory", root);
+		fail(d, 0, "%s has no kdamonds/nr_kdamonds: not a DAMON sysfs admin directory",
+		     root);
 		close(d->rootfd);
 		d->rootfd = -1;
 		return -ENODEV;
@@ -279,14 +299,14 @@ static int write_record(struct damon *d)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", d->state_file);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return log_errno(LOG_ERR, -errno, "state file %s", tmp);
+		return fail(d, -errno, "state file %s", tmp);
 	if (write(fd, buf, (size_t)len) != len || fsync(fd) < 0)
 		r = -EIO;
 	close(fd);
 	if (r == 0 && rename(tmp, d->state_file) < 0)
 		r = -errno;
 	if (r < 0)
-		log_errno(LOG_ERR, r, "state file %s", d->state_file);
+		fail(d, r, "state file %s", d->state_file);
 	return r;
 }
 
@@ -302,18 +322,19 @@ static bool pid_is_other_pageoutd(pid_t pid)
 	return n > 0 && !strcmp(str_strip(comm), "pageoutd");
 }
 
-static void explain_foreign(struct damon *d, const struct damon_kdamond_info *k, unsigned n)
+/* One line: the first foreign kdamond, how many there are, and what to do. */
+static int explain_foreign(struct damon *d, const struct damon_kdamond_info *k, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
-		log_err("kdamond %u under %s is not pageoutd's (state %s, pid %d, operations %s): "
-			"pageoutd does not turn off, rewrite or renumber it",
-			k[i].idx, d->root, k[i].running ? "on" : "off", (int)k[i].pid, k[i].ops);
-	log_err("adding a kdamond means rewriting nr_kdamonds, which the kernel refuses while any "
-		"kdamond runs and which wipes idle ones: stop the tool that owns %s (damo stop, "
-		"its "
-		"service), or write 0 to %s/kdamonds/nr_kdamonds if it is stale, then start "
-		"pageoutd",
-		n > 1 ? "them" : "it", d->root);
+	char more[32] = "";
+
+	if (n > 1)
+		snprintf(more, sizeof(more), " and %u more", n - 1);
+	return fail(d, 0,
+		    "kdamond %u (pid %d, state %s, operations %s)%s under %s is not pageoutd's: "
+		    "pageoutd does not turn off, rewrite or renumber it; stop the tool that owns "
+		    "it (damo stop, its service) or write 0 to kdamonds/nr_kdamonds if it is stale",
+		    k[0].idx, (int)k[0].pid, k[0].running ? "on" : "off", k[0].ops, more, d->root),
+	       -EBUSY;
 }
 
 /* Are the kdamonds in the tree the ones the record says we own? */
@@ -342,13 +363,13 @@ int damon_acquire(struct damon *d)
 
 	read_record(d, &rec);
 	if (pid_is_other_pageoutd(rec.daemon_pid)) {
-		log_err("another pageoutd (pid %d) owns the kdamonds recorded in %s",
-			(int)rec.daemon_pid, d->state_file);
-		return -EEXIST;
+		return fail(d, 0, "another pageoutd (pid %d) owns the kdamonds recorded in %s",
+			    (int)rec.daemon_pid, d->state_file),
+		       -EEXIST;
 	}
 	n = damon_list(d, k, ARRAY_SIZE(k));
 	if (n < 0)
-		return log_errno(LOG_ERR, n, "reading %s/kdamonds/nr_kdamonds", d->root);
+		return fail(d, n, "reading %s/kdamonds/nr_kdamonds", d->root);
 	if (n > 0 && record_matches(d, &rec, k, (unsigned)n)) {
 		log_notice("recovering %d kdamonds left by pageoutd pid %d (recorded in %s)", n,
 			   (int)rec.daemon_pid, d->state_file);
@@ -363,12 +384,12 @@ int damon_acquire(struct damon *d)
 			}
 		}
 	} else if (n > 0) {
-		explain_foreign(d, k, (unsigned)n);
-		return -EBUSY;
+		return explain_foreign(d, k, (unsigned)n);
 	} else {
 		r = wr(d, "kdamonds/nr_kdamonds", "2");
 		if (r < 0)
-			return log_errno(LOG_ERR, r, "creating kdamonds under %s", d->root);
+			return fail(d, r, "creating kdamonds under %s: writing %s", d->root,
+				    d->err_path);
 		d->nr_kdamonds = DAMON_MAX_KDAMONDS;
 		d->owned = true;
 	}
@@ -378,7 +399,7 @@ int damon_acquire(struct damon *d)
 	for (unsigned i = 0; i < DAMON_MAX_KDAMONDS; i++) {
 		r = wr(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/nr_contexts", i), "1");
 		if (r < 0)
-			return log_errno(LOG_ERR, r, "kdamond %u: nr_contexts", i);
+			return fail(d, r, "kdamond %u: writing %s", i, d->err_path);
 	}
 	return detect_features(d);
 }
@@ -420,6 +441,7 @@ static int detect_features(struct damon *d)
 	int r;
 
 	memset(f, 0, sizeof(*f));
+	d->err_path[0] = '\0'; /* a probe that fails on a read names no file */
 	if (rd_str(d, mkpath(p, sizeof(p), "%s/avail_operations", c), ops, sizeof(ops)) == 0) {
 		f->ops_vaddr = strstr(ops, "vaddr") != NULL;
 		f->ops_fvaddr = strstr(ops, "fvaddr") != NULL;
@@ -438,7 +460,7 @@ static int detect_features(struct damon *d)
 			exists(d, mkpath(p, sizeof(p), "%s/targets/0/obsolete_target", c));
 	r = r ?: wr(d, mkpath(p, sizeof(p), "%s/schemes/nr_schemes", c), "1");
 	if (r < 0)
-		return log_errno(LOG_ERR, r, "probing DAMON features under %s", d->root);
+		return fail(d, r, "probing DAMON features under %s: %s", d->root, d->err_path);
 	c = "kdamonds/0/contexts/0/schemes/0";
 	f->apply_interval = exists(d, mkpath(p, sizeof(p), "%s/apply_interval_us", c));
 	f->tried_total_bytes = exists(d, mkpath(p, sizeof(p), "%s/tried_regions/total_bytes", c));
@@ -454,15 +476,15 @@ static int detect_features(struct damon *d)
 
 		r = wr(d, mkpath(p, sizeof(p), "%s/%s/nr_filters", c, dir), "1");
 		if (r < 0)
-			return log_errno(LOG_ERR, r, "probing DAMON scheme filters under %s",
-					 d->root);
+			return fail(d, r, "probing DAMON scheme filters under %s: %s", d->root,
+				    d->err_path);
 		f->filter_target =
 			exists(d, mkpath(p, sizeof(p), "%s/%s/0/damon_target_idx", c, dir));
 		f->filter_allow = exists(d, mkpath(p, sizeof(p), "%s/%s/0/allow", c, dir));
 		r = wr(d, mkpath(p, sizeof(p), "%s/%s/nr_filters", c, dir), "0");
 		if (r < 0)
-			return log_errno(LOG_ERR, r, "probing DAMON scheme filters under %s",
-					 d->root);
+			return fail(d, r, "probing DAMON scheme filters under %s: %s", d->root,
+				    d->err_path);
 	}
 	if (f->quota_goals) {
 		r = wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "1");
@@ -471,7 +493,8 @@ static int detect_features(struct damon *d)
 				d, mkpath(p, sizeof(p), "%s/quotas/goals/0/target_metric", c));
 		r = r ?: wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "0");
 		if (r < 0)
-			return log_errno(LOG_ERR, r, "probing DAMON quota goals under %s", d->root);
+			return fail(d, r, "probing DAMON quota goals under %s: %s", d->root,
+				    d->err_path);
 	}
 	f->detected = true;
 	log_info("DAMON at %s: operations%s%s%s, filters %s%s%s, quota goals %s%s, apply_interval "
@@ -556,25 +579,28 @@ static int check_scheme_features(struct damon *d, const struct damon_scheme *sc)
 		enum damon_filter_type t = sc->filters[i].type;
 
 		if (!d->feat.core_filters && !d->feat.filters_legacy) {
-			log_err("this kernel's DAMON has no scheme filters (Linux 6.3+ needed)");
-			return -EOPNOTSUPP;
+			return fail(d, 0,
+				    "this kernel's DAMON has no scheme filters (Linux 6.3+ "
+				    "needed)"),
+			       -EOPNOTSUPP;
 		}
 		if (filter_is_core(t) && !d->feat.filter_target) {
-			log_err("this kernel's DAMON has no %s filter (damon_target_idx, Linux "
-				"6.6+ "
-				"needed to attribute regions to processes)",
-				filter_type_name(t));
-			return -EOPNOTSUPP;
+			return fail(d, 0,
+				    "this kernel's DAMON has no %s filter (damon_target_idx, Linux "
+				    "6.6+ needed to attribute regions to processes)",
+				    filter_type_name(t)),
+			       -EOPNOTSUPP;
 		}
 		if (!d->feat.filter_allow && sc->filters[i].allow) {
-			log_err("this kernel's DAMON filters cannot allow, only exclude (Linux "
-				"6.14+)");
-			return -EOPNOTSUPP;
+			return fail(d, 0,
+				    "this kernel's DAMON filters cannot allow, only exclude "
+				    "(Linux 6.14+)"),
+			       -EOPNOTSUPP;
 		}
 	}
 	if (sc->nr_goals && !d->feat.goal_metric) {
-		log_err("this kernel's DAMON has no quota goal metrics (Linux 6.9+)");
-		return -EOPNOTSUPP;
+		return fail(d, 0, "this kernel's DAMON has no quota goal metrics (Linux 6.9+)"),
+		       -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -711,9 +737,9 @@ int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
 		return -EPERM; /* never write a kdamond we do not own */
 	if ((!strcmp(ctx->ops, "vaddr") && !d->feat.ops_vaddr) ||
 	    (!strcmp(ctx->ops, "paddr") && !d->feat.ops_paddr)) {
-		log_err("this kernel's DAMON has no %s operations set (CONFIG_DAMON_%s)", ctx->ops,
-			!strcmp(ctx->ops, "vaddr") ? "VADDR" : "PADDR");
-		return -EOPNOTSUPP;
+		return fail(d, 0, "this kernel's DAMON has no %s operations set (CONFIG_DAMON_%s)",
+			    ctx->ops, !strcmp(ctx->ops, "vaddr") ? "VADDR" : "PADDR"),
+		       -EOPNOTSUPP;
 	}
 	for (unsigned i = 0; i < ctx->nr_schemes; i++) {
 		r = check_scheme_features(d, &ctx->schemes[i]);
@@ -742,7 +768,8 @@ int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
 	for (unsigned i = 0; r == 0 && i < ctx->nr_schemes; i++)
 		r = write_scheme(d, c, i, &ctx->schemes[i]);
 	if (r < 0)
-		return log_errno(LOG_ERR, r, "kdamond %u: writing the %s context", slot, ctx->ops);
+		return fail(d, r, "kdamond %u: writing the %s context: %s", slot, ctx->ops,
+			    d->err_path);
 	return 0;
 }
 
@@ -758,7 +785,7 @@ static int state_cmd(struct damon *d, unsigned slot, const char *cmd)
 }
 
 /* When state=on gets EBUSY: name the kernel module that holds DAMON exclusively, if any. */
-static void explain_ebusy(struct damon *d, unsigned slot)
+static int explain_ebusy(struct damon *d, unsigned slot)
 {
 	static const char *const mods[] = { "damon_stat", "damon_reclaim", "damon_lru_sort" };
 	char p[PATH_MAX + 64], v[16];
@@ -766,18 +793,21 @@ static void explain_ebusy(struct damon *d, unsigned slot)
 	for (size_t i = 0; d->module_dir[0] && i < ARRAY_SIZE(mods); i++) {
 		snprintf(p, sizeof(p), "%s/%s/parameters/enabled", d->module_dir, mods[i]);
 		if (read_file_at(AT_FDCWD, p, v, sizeof(v)) > 0 && str_strip(v)[0] == 'Y') {
-			log_err("kdamond %u: state=on refused (EBUSY): DAMON is held exclusively "
-				"by the "
-				"kernel module %s (%s = Y); release it with 'echo N > %s' or boot "
-				"with "
-				"%s.enabled=N; pageoutd does not change it",
-				slot, mods[i], p, p, mods[i]);
-			return;
+			return fail(d, 0,
+				    "kdamond %u: %s = on refused (EBUSY): DAMON is held "
+				    "exclusively "
+				    "by the kernel module %s (%s = Y); release it with 'echo N > "
+				    "%s' "
+				    "or boot with %s.enabled=N; pageoutd does not change it",
+				    slot, d->err_path, mods[i], p, p, mods[i]),
+			       -EBUSY;
 		}
 	}
-	log_err("kdamond %u: state=on refused (EBUSY): another DAMON user holds DAMON "
-		"exclusively or the sysfs lock (a kernel-internal DAMON module?)",
-		slot);
+	return fail(d, 0,
+		    "kdamond %u: %s = on refused (EBUSY): another DAMON user holds DAMON "
+		    "exclusively or the sysfs lock (a kernel-internal DAMON module?)",
+		    slot, d->err_path),
+	       -EBUSY;
 }
 
 int damon_start(struct damon *d, unsigned slot)
@@ -786,20 +816,15 @@ int damon_start(struct damon *d, unsigned slot)
 	uint64_t pid;
 	int r = state_cmd(d, slot, "on");
 
-	if (r == -EBUSY) {
-		/* once: pageoutd retries every cycle while the holder keeps DAMON */
-		if (!d->ebusy_said)
-			explain_ebusy(d, slot);
-		d->ebusy_said = true;
-		return r;
-	}
-	d->ebusy_said = false;
+	if (r == -EBUSY)
+		return explain_ebusy(d, slot);
 	if (r < 0)
-		return log_errno(LOG_ERR, r, "kdamond %u: state=on", slot);
+		return fail(d, r, "kdamond %u: writing %s = on", slot, d->err_path);
 	if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/pid", slot), &pid) == 0 &&
 	    pid != UINT64_MAX)
 		d->kpid[slot] = (int)pid;
-	write_record(d);
+	if (write_record(d) < 0)
+		log_rl(LOG_ERR, "%s", d->err);
 	log_info("kdamond %u started (kernel thread pid %d)", slot, d->kpid[slot]);
 	return 0;
 }
@@ -809,7 +834,7 @@ int damon_commit(struct damon *d, unsigned slot)
 	int r = state_cmd(d, slot, "commit");
 
 	if (r < 0)
-		return log_errno(LOG_ERR, r, "kdamond %u: commit", slot);
+		return fail(d, r, "kdamond %u: writing %s = commit", slot, d->err_path);
 	return 0;
 }
 
@@ -826,10 +851,11 @@ int damon_stop(struct damon *d, unsigned slot)
 	if (r < 0 && (r == -EINVAL || r == -EPERM) && damon_running(d, slot) == 0)
 		r = 0;
 	if (r < 0)
-		return log_errno(LOG_ERR, r, "kdamond %u: state=off", slot);
+		return log_errno(LOG_ERR, fail(d, r, "kdamond %u: state=off", slot), "kdamond %u",
+				 slot);
 	d->kpid[slot] = -1;
-	if (d->owned)
-		write_record(d);
+	if (d->owned && write_record(d) < 0)
+		log_rl(LOG_ERR, "%s", d->err);
 	return 0;
 }
 

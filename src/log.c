@@ -161,3 +161,41 @@ int log_ratelimit_ok(struct log_ratelimit *rl, unsigned *ret_suppressed)
 	rl->suppressed++;
 	return 0;
 }
+
+bool log_cond_set(struct log_cond *c, int prio, const char *fmt, ...)
+{
+	char text[LOG_COND_TEXT_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (c->on && !strcmp(c->text, text)) {
+		c->count++;
+		return false;
+	}
+	if (c->on)
+		log_msg(prio, "%s (the previous condition held %lu cycles)", text, c->count);
+	else
+		log_msg(prio, "%s", text);
+	memcpy(c->text, text, sizeof(text));
+	c->on = true;
+	c->prio = prio;
+	c->count = 1;
+	return true;
+}
+
+bool log_cond_clear(struct log_cond *c)
+{
+	if (!c->on)
+		return false;
+	log_notice("%s: cleared after %lu cycle%s", c->text, c->count, c->count == 1 ? "" : "s");
+	c->on = false;
+	c->count = 0;
+	return true;
+}
+
+const char *log_cond_text(const struct log_cond *c)
+{
+	return c->on ? c->text : NULL;
+}

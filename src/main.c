@@ -59,8 +59,11 @@ struct daemon {
 	struct server *server;
 	int watchdog;
 	uint64_t started_us, cycle_us_total;
-	char state[128];
+	char state[LOG_COND_TEXT_MAX + 64];
 	bool ready;
+	struct log_cond damon_cond;		  /* DAMON cannot be taken, or an engine started */
+	struct log_cond no_ops[ENGINE_PADDR + 1]; /* an engine's operations set is missing */
+	const char *idle;			  /* nothing to reclaim: why, else NULL */
 };
 
 static void notify(const char *state)
@@ -192,57 +195,80 @@ static unsigned nr_engine(const struct cfg *cfg, enum cfg_engine e)
 	return n;
 }
 
+/* Whether any policy's `cgroup =` names a cgroup that exists now (or cannot be told). */
+static bool any_cgroup_matches(const struct daemon *d)
+{
+	for (unsigned i = 0; i < d->cfg->nr_policies; i++) {
+		const struct cfg_policy *p = &d->cfg->policies[i];
+		struct cgrp_list l = { 0 };
+		int n = cgrp_expand(&d->cg, p->cgroup, p->cgroup_is_glob, &l);
+
+		cgrp_list_fini(&l);
+		if (n != 0)
+			return true;
+	}
+	return false;
+}
+
 /*
- * Take DAMON when a policy needs it, and start the engines its policies need. A kernel without
- * DAMON, a foreign kdamond or a module holding DAMON is one clear error; the daemon keeps
- * running and tries again each cycle (rate limited), so that an operator's fix, or a reload
- * that adds the first policy of an engine, takes effect without a restart.
+ * Take DAMON when a policy has a cgroup to work on, and start the engines its policies need.
+ * Returns 0, -ENOENT with d->idle set when there is nothing to reclaim (DAMON is not taken),
+ * or -errno when DAMON cannot be taken: a kernel without DAMON, a foreign kdamond, another
+ * pageoutd. That is one condition, logged when it starts, changes and clears; the daemon
+ * tries again each cycle, so that an operator's fix, or a reload that adds the first policy
+ * of an engine, takes effect without a restart.
  */
 static int take_damon(struct daemon *d)
 {
 	const struct cfg *c = d->cfg;
 	int r;
 
+	d->idle = NULL;
 	if (!c->nr_policies && !d->damon_owned)
-		return -ENOENT;
+		return d->idle = "no policies", -ENOENT;
+	if (!d->damon_owned && !any_cgroup_matches(d))
+		return d->idle = "no cgroup matched", -ENOENT;
 	if (!d->damon_owned) {
 		if (!d->damon_open) {
-			if (mkdir(c->daemon.state_dir, 0700) < 0 && errno != EEXIST)
-				return log_errno(LOG_ERR, -errno, "state_dir %s",
-						 c->daemon.state_dir);
+			if (mkdir(c->daemon.state_dir, 0700) < 0 && errno != EEXIST) {
+				r = -errno;
+				log_cond_set(&d->damon_cond, LOG_ERR, "state_dir %s: %s",
+					     c->daemon.state_dir, strerror(-r));
+				return r;
+			}
 			r = damon_open(&d->damon, c->damon.sysfs_root, c->daemon.state_dir, NULL);
 			if (r < 0)
-				return r;
+				return log_cond_set(&d->damon_cond, LOG_ERR, "%s", d->damon.err), r;
 			d->damon_open = true;
 		}
 		r = damon_acquire(&d->damon);
 		if (r < 0)
-			return r;
+			return log_cond_set(&d->damon_cond, LOG_ERR, "%s", d->damon.err), r;
 		d->damon_owned = true;
 		notify("STATUS=running: DAMON kdamonds owned");
 	}
-	if (!d->paddr && nr_engine(c, ENGINE_PADDR)) {
-		if (!d->damon.feat.ops_paddr) {
-			log_rl(LOG_ERR,
-			       "DAMON here has no paddr operations (CONFIG_DAMON_PADDR): the %u "
-			       "paddr policies are inactive",
-			       nr_engine(c, ENGINE_PADDR));
-		} else {
-			r = paddr_new(&d->paddr, c, &d->damon, &d->cg);
-			if (r < 0)
-				return r;
-		}
-	}
-	if (!d->vaddr && nr_engine(c, ENGINE_VADDR)) {
-		if (!d->damon.feat.ops_vaddr) {
-			log_rl(LOG_ERR,
-			       "DAMON here has no vaddr operations (CONFIG_DAMON_VADDR): the %u "
-			       "vaddr policies are inactive",
-			       nr_engine(c, ENGINE_VADDR));
-			return 0;
-		}
-		return vaddr_new(&d->vaddr, c, &d->damon, &d->cg);
-	}
+	for (int e = ENGINE_VADDR; e <= ENGINE_PADDR; e++)
+		if (!nr_engine(c, (enum cfg_engine)e)) /* a reload removed its policies */
+			log_cond_clear(&d->no_ops[e]);
+	if (!d->paddr && nr_engine(c, ENGINE_PADDR) && !d->damon.feat.ops_paddr)
+		log_cond_set(&d->no_ops[ENGINE_PADDR], LOG_ERR,
+			     "DAMON here has no paddr operations (CONFIG_DAMON_PADDR): the paddr "
+			     "policies are inactive");
+	else if (!d->paddr && nr_engine(c, ENGINE_PADDR) &&
+		 (r = paddr_new(&d->paddr, c, &d->damon, &d->cg)) < 0)
+		return log_cond_set(&d->damon_cond, LOG_ERR, "starting the paddr engine (%s): %s",
+				    c->daemon.proc_root, strerror(-r)),
+		       r;
+	if (!d->vaddr && nr_engine(c, ENGINE_VADDR) && !d->damon.feat.ops_vaddr)
+		log_cond_set(&d->no_ops[ENGINE_VADDR], LOG_ERR,
+			     "DAMON here has no vaddr operations (CONFIG_DAMON_VADDR): the vaddr "
+			     "policies are inactive");
+	else if (!d->vaddr && nr_engine(c, ENGINE_VADDR) &&
+		 (r = vaddr_new(&d->vaddr, c, &d->damon, &d->cg)) < 0)
+		return log_cond_set(&d->damon_cond, LOG_ERR, "starting the vaddr engine (%s): %s",
+				    c->daemon.proc_root, strerror(-r)),
+		       r;
+	log_cond_clear(&d->damon_cond);
 	return 0;
 }
 
@@ -269,13 +295,17 @@ static void report_of(const struct daemon *d, struct report_src *r)
 	r->cycles = d->cycles;
 	r->cycle_us_total = d->cycle_us_total;
 	r->damon_owned = d->damon_owned;
-	r->state = d->state;
+	r->status = d->state;
+	r->waiting = log_cond_text(&d->damon_cond);
+	r->idle = d->idle;
+	r->no_vaddr = log_cond_text(&d->no_ops[ENGINE_VADDR]);
+	r->no_paddr = log_cond_text(&d->no_ops[ENGINE_PADDR]);
 }
 
 static void set_state(struct daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_state(struct daemon *d, const char *fmt, ...)
 {
-	char msg[160];
+	char msg[sizeof(d->state) + 8];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -292,25 +322,21 @@ static void cycle(struct daemon *d)
 	int r = take_damon(d);
 
 	d->cycles++;
-	if (r < 0 && r != -ENOENT) {
-		log_rl(LOG_WARNING,
-		       "policies inactive: DAMON is not available (%s); retrying "
-		       "each cycle",
-		       strerror(-r));
-		set_state(d, "waiting for DAMON: %s (see the log)", strerror(-r));
+	if (r < 0 && d->idle) {
+		set_state(d, "idle: %s", d->idle);
+	} else if (r < 0) {
+		set_state(d, "waiting for DAMON: %s",
+			  log_cond_text(&d->damon_cond) ?: strerror(-r));
 	} else {
 		char sz[16];
 
+		/* the engines log their own failures, once per condition */
 		if (d->vaddr) {
-			r = vaddr_cycle(d->vaddr);
-			if (r < 0 && r != -EBUSY) /* EBUSY: the DAMON layer said who holds it */
-				log_rl(LOG_WARNING, "vaddr cycle: %s", strerror(-r));
+			vaddr_cycle(d->vaddr);
 			vaddr_log_summary(d->vaddr);
 		}
 		if (d->paddr) {
-			r = paddr_cycle(d->paddr);
-			if (r < 0)
-				log_rl(LOG_WARNING, "paddr cycle: %s", strerror(-r));
+			paddr_cycle(d->paddr);
 			paddr_log_summary(d->paddr);
 		}
 		struct report_src rs;

@@ -44,6 +44,7 @@ struct ppolicy {
 	bool operator_paused;
 	unsigned nsch;
 	struct paddr_policy_stats s;
+	struct log_cond refused_cond; /* more cgroups than schemes */
 };
 
 struct paddr {
@@ -54,7 +55,8 @@ struct paddr {
 	uint64_t page_size;
 	struct damon_range ram[2];
 	unsigned nram;
-	bool ram_warned;
+	struct log_cond cond;	   /* the schemes cannot be written or started, no RAM layout */
+	struct log_cond read_cond; /* the schemes' stats cannot be read */
 	struct pcg *c;
 	size_t nc;
 	unsigned kschemes; /* schemes in the kernel after the last commit or start */
@@ -294,7 +296,7 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	p->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->procfd < 0) {
 		r = -errno;
-		log_errno(LOG_ERR, r, "cannot open %s", cfg->daemon.proc_root);
+		log_errno(LOG_DEBUG, r, "paddr: cannot open %s", cfg->daemon.proc_root);
 		free(p);
 		return r;
 	}
@@ -481,12 +483,15 @@ static void sync_cgroups(struct paddr *p)
 			pp->nsch += p->c[i].policy == pi;
 		pp->s.cgroups = pp->nsch;
 		if (pp->s.refused)
-			log_rl(LOG_ERR,
-			       "paddr: policy %s: %" PRIu64 " more cgroups hold memory than the %d "
-			       "schemes a paddr kdamond is given (each scheme walks the cold "
-			       "memory again every cycle); they are not reclaimed. "
-			       "Narrow `cgroup =` or use engine = vaddr",
-			       pp->name, pp->s.refused, PADDR_MAX_SCHEMES);
+			log_cond_set(
+				&pp->refused_cond, LOG_ERR,
+				"paddr: policy %s: %" PRIu64 " more cgroups hold memory than the "
+				"%d schemes a paddr kdamond is given (each scheme walks the cold "
+				"memory again every cycle); they are not reclaimed. Narrow "
+				"`cgroup =` or use engine = vaddr",
+				pp->name, pp->s.refused, PADDR_MAX_SCHEMES);
+		else
+			log_cond_clear(&pp->refused_cond);
 	}
 }
 
@@ -664,10 +669,27 @@ static bool drop_vanished(struct paddr *p)
 	return any;
 }
 
+/* Every policy with schemes failed this cycle, for the same reason. */
+static void count_failure(struct paddr *p, enum fail_kind k)
+{
+	for (size_t pi = 0; pi < p->npol; pi++)
+		if (p->pol[pi].active && p->pol[pi].nsch)
+			p->pol[pi].s.failures_total[k]++;
+}
+
+const char *paddr_error(const struct paddr *p)
+{
+	const char *e = log_cond_text(&p->cond);
+
+	return e ? e : log_cond_text(&p->read_cond);
+}
+
 static int sync_damon(struct paddr *p)
 {
 	int r = 0;
 
+	if (!p->dirty || !p->nc)
+		log_cond_clear(&p->cond); /* the last write worked, or there is nothing to write */
 	if (!p->dirty)
 		return 0;
 	if (!p->nc) {
@@ -705,10 +727,11 @@ static int sync_damon(struct paddr *p)
 	}
 	if (r < 0) {
 		p->s.errors++;
-		log_rl(LOG_ERR, "paddr: DAMON refused the %zu schemes (%s); retrying each cycle",
-		       p->nc, strerror(-r));
+		count_failure(p, FAIL_DAMON_WRITE);
+		log_cond_set(&p->cond, LOG_ERR, "paddr: %s", p->d->err);
 		return r;
 	}
+	log_cond_clear(&p->cond);
 	p->dirty = false;
 	p->s.schemes = p->nc;
 	return 0;
@@ -716,12 +739,20 @@ static int sync_damon(struct paddr *p)
 
 static void read_stats(struct paddr *p)
 {
+	int r;
+
 	if (!p->running || !p->nc)
 		return;
-	if (damon_update_stats(p->d, DAMON_SLOT_PADDR) < 0) {
+	r = damon_update_stats(p->d, DAMON_SLOT_PADDR);
+	if (r < 0) {
 		p->s.errors++;
+		count_failure(p, FAIL_DAMON_READ);
+		log_cond_set(&p->read_cond, LOG_WARNING,
+			     "paddr: reading the scheme stats of kdamond %d: %s", DAMON_SLOT_PADDR,
+			     strerror(-r));
 		return;
 	}
+	log_cond_clear(&p->read_cond);
 	for (size_t i = 0; i < p->nc; i++) {
 		struct pcg *c = &p->c[i];
 		struct paddr_policy_stats *ps = &p->pol[c->policy].s;
@@ -785,11 +816,10 @@ static int read_ram(struct paddr *p)
 		p->s.ram_bytes += p->ram[i].end - p->ram[i].start;
 	return 0;
 fail:
-	if (!p->ram_warned)
-		log_err("paddr: cannot read the physical memory layout from %s/iomem (%s; it "
-			"needs CAP_SYS_ADMIN to show addresses): paddr policies are inactive",
-			p->cfg->daemon.proc_root, strerror(-n));
-	p->ram_warned = true;
+	log_cond_set(&p->cond, LOG_ERR,
+		     "paddr: cannot read the physical memory layout from %s/iomem (%s; it needs "
+		     "CAP_SYS_ADMIN to show addresses): paddr policies are inactive",
+		     p->cfg->daemon.proc_root, strerror(-n));
 	return n;
 }
 

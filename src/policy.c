@@ -28,6 +28,13 @@ const char *skip_reason_name(enum skip_reason r)
 	return r < SKIP_MAX ? names[r] : "unknown";
 }
 
+const char *fail_kind_name(enum fail_kind k)
+{
+	static const char *const names[FAIL_MAX] = { "damon_write", "damon_read", "madvise" };
+
+	return k < FAIL_MAX ? names[k] : "unknown";
+}
+
 void policy_state_init(struct policy_state *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -11,77 +11,153 @@
 
 #include "pageoutd/report.h"
 
-/* One policy's figures, whichever engine runs it. */
+#define UNKNOWN UINT64_MAX
+
+/*
+ * One policy's figures, whichever engine runs it. A figure the engine does not know (or that
+ * does not apply to it) is UNKNOWN or -1: JSON null, no metric sample, "-" in the table.
+ */
 struct pview {
 	const struct cfg_policy *p;
-	bool running; /* its engine exists */
+	enum report_state state;
+	const char *reason; /* "" when active */
 	bool paused;
-	const char *why;
+	const char *why; /* the pause reason, "" when not paused */
 	uint64_t cgroups, procs, cold, reclaimed, drop, refaults, tried, qt_exceeds;
-	double refault_rate, psi; /* -1: unknown */
+	double refault_rate, psi; /* ratios 0-1, -1: unknown */
 	const uint64_t *skipped;  /* SKIP_MAX, vaddr */
 	const uint64_t *errors;	  /* MADV_ERR_MAX, vaddr */
+	const uint64_t *failures; /* FAIL_MAX, NULL when the engine is not running */
 };
+
+const char *report_state_name(enum report_state s)
+{
+	static const char *const names[RS_MAX] = { "active", "paused", "idle", "waiting", "error" };
+
+	return s < RS_MAX ? names[s] : "unknown";
+}
+
+enum report_state report_daemon_state(const struct report_src *r, const char **ret_reason)
+{
+	const char *e = NULL;
+
+	*ret_reason = NULL;
+	if (!r->damon_owned && r->idle)
+		return *ret_reason = r->idle, RS_IDLE;
+	if (!r->damon_owned)
+		return *ret_reason = r->waiting ? r->waiting : "starting", RS_WAITING;
+	if (r->vaddr)
+		e = vaddr_error(r->vaddr);
+	if (!e && r->paddr)
+		e = paddr_error(r->paddr);
+	if (!e)
+		e = r->no_vaddr ? r->no_vaddr : r->no_paddr;
+	if (e)
+		return *ret_reason = e, RS_ERROR;
+	return RS_ACTIVE;
+}
+
+static void view_vaddr(const struct report_src *r, struct pview *v)
+{
+	const struct vaddr_policy_stats *s = vaddr_policy_stats(r->vaddr, v->p->name);
+	const struct policy_state *st = vaddr_policy_state(r->vaddr, v->p->name);
+
+	if (!s || !st)
+		return;
+	v->state = RS_ACTIVE;
+	v->paused = st->paused || st->operator_paused;
+	v->why = st->operator_paused ? skip_reason_name(SKIP_PAUSED)
+		 : st->paused	     ? skip_reason_name(st->paused_why)
+				     : "";
+	v->cgroups = s->cgroups;
+	v->procs = s->procs;
+	v->cold = s->cold_bytes;
+	v->reclaimed = s->advised_bytes_total;
+	v->drop = s->memcg_drop_bytes_total;
+	v->refault_rate = st->have_refaults ? st->refault_rate / 1e6 : -1;
+	v->psi = s->psi_some_avg10 >= 0 ? s->psi_some_avg10 / 100 : -1;
+	v->skipped = s->skipped_total;
+	v->errors = s->errors_total;
+	v->failures = s->failures_total;
+	v->reason = vaddr_error(r->vaddr);
+}
+
+static void view_paddr(const struct report_src *r, struct pview *v)
+{
+	const struct paddr_policy_stats *s = paddr_policy_stats(r->paddr, v->p->name);
+	const struct paddr_cgroup_stats *c;
+	const char *path, *pol;
+
+	if (!s)
+		return;
+	v->state = RS_ACTIVE;
+	v->cgroups = s->cgroups;
+	v->reclaimed = s->applied_bytes_total;
+	v->drop = s->memcg_drop_bytes_total;
+	v->refaults = s->refaults_total;
+	v->tried = s->tried_bytes_total;
+	v->qt_exceeds = s->qt_exceeds_total;
+	v->failures = s->failures_total;
+	v->paused = s->cgroups > 0;
+	for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
+		if (strcmp(pol, v->p->name))
+			continue;
+		if (!c->paused)
+			v->paused = false;
+		else
+			v->why = c->paused_why;
+		if (c->psi_some_avg10 >= 0 && c->psi_some_avg10 / 100 > v->psi)
+			v->psi = c->psi_some_avg10 / 100;
+	}
+	if (!v->paused)
+		v->why = "";
+	if (s->operator_paused) {
+		v->paused = true;
+		v->why = skip_reason_name(SKIP_PAUSED);
+	}
+	v->reason = paddr_error(r->paddr);
+}
 
 static void view(const struct report_src *r, const struct cfg_policy *p, struct pview *v)
 {
+	const char *err;
+
 	memset(v, 0, sizeof(*v));
 	v->p = p;
 	v->why = "";
+	v->cgroups = v->procs = v->cold = v->refaults = UNKNOWN;
 	v->refault_rate = v->psi = -1;
-	if (p->engine == ENGINE_VADDR && r->vaddr) {
-		const struct vaddr_policy_stats *s = vaddr_policy_stats(r->vaddr, p->name);
-		const struct policy_state *st = vaddr_policy_state(r->vaddr, p->name);
+	v->state = RS_WAITING;
+	if (p->engine == ENGINE_VADDR && r->vaddr)
+		view_vaddr(r, v);
+	else if (p->engine == ENGINE_PADDR && r->paddr)
+		view_paddr(r, v);
+	err = v->reason;
+	v->reason = "";
+	if (v->state == RS_WAITING) {
+		/* the engine is not running: the daemon's state says why */
+		const char *no = p->engine == ENGINE_VADDR ? r->no_vaddr : r->no_paddr;
 
-		if (!s || !st)
-			return;
-		v->running = true;
-		v->paused = st->paused || st->operator_paused;
-		v->why = st->operator_paused ? skip_reason_name(SKIP_PAUSED)
-			 : st->paused	     ? skip_reason_name(st->paused_why)
-					     : "";
-		v->cgroups = s->cgroups;
-		v->procs = s->procs;
-		v->cold = s->cold_bytes;
-		v->reclaimed = s->advised_bytes_total;
-		v->drop = s->memcg_drop_bytes_total;
-		v->refaults = UINT64_MAX;
-		v->refault_rate = st->have_refaults ? st->refault_rate : -1;
-		v->psi = s->psi_some_avg10;
-		v->skipped = s->skipped_total;
-		v->errors = s->errors_total;
-	} else if (p->engine == ENGINE_PADDR && r->paddr) {
-		const struct paddr_policy_stats *s = paddr_policy_stats(r->paddr, p->name);
-		const struct paddr_cgroup_stats *c;
-		const char *path, *pol;
-
-		if (!s)
-			return;
-		v->running = true;
-		v->cgroups = s->cgroups;
-		v->reclaimed = s->applied_bytes_total;
-		v->drop = s->memcg_drop_bytes_total;
-		v->refaults = s->refaults_total;
-		v->tried = s->tried_bytes_total;
-		v->qt_exceeds = s->qt_exceeds_total;
-		v->paused = s->cgroups > 0;
-		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
-			if (strcmp(pol, p->name))
-				continue;
-			if (!c->paused)
-				v->paused = false;
-			else
-				v->why = c->paused_why;
-			if (c->psi_some_avg10 > v->psi)
-				v->psi = c->psi_some_avg10;
+		v->state = report_daemon_state(r, &v->reason);
+		if (no) {
+			v->state = RS_ERROR;
+			v->reason = no;
+		} else if (v->state == RS_ACTIVE || v->state == RS_ERROR) {
+			v->state = RS_WAITING;
+			v->reason = "starting";
 		}
-		if (!v->paused)
-			v->why = "";
-		if (s->operator_paused) {
-			v->paused = true;
-			v->why = skip_reason_name(SKIP_PAUSED);
-		}
+	} else if (!v->cgroups) {
+		v->state = RS_IDLE;
+		v->reason = "no cgroup matched";
+	} else if (err) {
+		v->state = RS_ERROR;
+		v->reason = err;
+	} else if (v->paused) {
+		v->state = RS_PAUSED;
+		v->reason = v->why;
 	}
+	if (!v->reason)
+		v->reason = "";
 }
 
 void request_parse(const char *line, struct request *ret)
@@ -120,9 +196,13 @@ uint64_t report_reclaimed_bytes(const struct report_src *r)
 
 /* --- JSON --- */
 
+/* A count or size; UNKNOWN is null. */
 static void json_u64(struct sbuf *b, const char *k, uint64_t v, bool comma)
 {
-	sbuf_printf(b, "\"%s\":%" PRIu64 "%s", k, v, comma ? "," : "");
+	if (v == UNKNOWN)
+		sbuf_printf(b, "\"%s\":null%s", k, comma ? "," : "");
+	else
+		sbuf_printf(b, "\"%s\":%" PRIu64 "%s", k, v, comma ? "," : "");
 }
 
 static void json_num(struct sbuf *b, const char *k, double v, bool comma)
@@ -139,9 +219,9 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 	sbuf_json_str(b, v->p->name);
 	sbuf_printf(b, ",\"engine\":\"%s\",\"cgroup\":", cfg_engine_name(v->p->engine));
 	sbuf_json_str(b, v->p->cgroup);
-	sbuf_printf(b,
-		    ",\"running\":%s,\"paused\":%s,\"paused_why\":", v->running ? "true" : "false",
-		    v->paused ? "true" : "false");
+	sbuf_printf(b, ",\"state\":\"%s\",\"reason\":", report_state_name(v->state));
+	sbuf_json_str(b, v->reason);
+	sbuf_printf(b, ",\"paused\":%s,\"paused_why\":", v->paused ? "true" : "false");
 	sbuf_json_str(b, v->why);
 	sbuf_puts(b, ",");
 	json_u64(b, "cgroups", v->cgroups, true);
@@ -149,10 +229,13 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 	json_u64(b, "cold_bytes", v->cold, true);
 	json_u64(b, "reclaimed_bytes_total", v->reclaimed, true);
 	json_u64(b, "memcg_drop_bytes_total", v->drop, true);
-	if (v->refaults != UINT64_MAX)
-		json_u64(b, "refaults_total", v->refaults, true);
-	json_num(b, "refault_rate_ppm_per_min", v->refault_rate, true);
-	json_num(b, "psi_some_avg10", v->psi, true);
+	json_u64(b, "refaults_total", v->refaults, true);
+	json_num(b, "refault_rate_ratio", v->refault_rate, true);
+	json_num(b, "psi_some_avg10_ratio", v->psi, true);
+	sbuf_puts(b, "\"errors_total\":{");
+	for (int k = 0; k < FAIL_MAX; k++)
+		json_u64(b, fail_kind_name(k), v->failures ? v->failures[k] : 0, k + 1 < FAIL_MAX);
+	sbuf_puts(b, "},");
 	if (v->skipped) {
 		sbuf_puts(b, "\"skipped_bytes_total\":{");
 		for (int k = 0; k < SKIP_MAX; k++)
@@ -193,7 +276,8 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 			json_u64(b, "walk_scale", c->walk_scale, true);
 			json_u64(b, "memcg_drop_bytes_total", c->memcg_drop_bytes_total, true);
 			json_u64(b, "refaults_total", c->refaults_total, true);
-			json_num(b, "psi_some_avg10", c->psi_some_avg10, false);
+			json_num(b, "psi_some_avg10_ratio",
+				 c->psi_some_avg10 >= 0 ? c->psi_some_avg10 / 100 : -1, false);
 			sbuf_puts(b, "}");
 		}
 		sbuf_puts(b, "],");
@@ -207,14 +291,22 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 void report_stats_json(const struct report_src *r, struct sbuf *b)
 {
 	uint64_t up = now_usec() - r->started_us;
+	const char *why;
+	enum report_state st = report_daemon_state(r, &why);
 
 	sbuf_printf(b, "{\"version\":\"%s\",", PACKAGE_VERSION);
 	json_u64(b, "uptime_seconds", up / USEC_PER_SEC, true);
 	json_u64(b, "cycles", r->cycles, true);
 	json_u64(b, "cycle_us_total", r->cycle_us_total, true);
-	sbuf_printf(b, "\"dry_run\":%s,\"damon_owned\":%s,\"state\":",
-		    r->cfg->daemon.dry_run ? "true" : "false", r->damon_owned ? "true" : "false");
-	sbuf_json_str(b, r->state ? r->state : "");
+	sbuf_printf(b, "\"dry_run\":%s,\"damon_owned\":%s,\"state\":\"%s\",\"reason\":",
+		    r->cfg->daemon.dry_run ? "true" : "false", r->damon_owned ? "true" : "false",
+		    report_state_name(st));
+	if (why)
+		sbuf_json_str(b, why);
+	else
+		sbuf_puts(b, "null");
+	sbuf_puts(b, ",\"status\":");
+	sbuf_json_str(b, r->status ? r->status : "");
 	if (r->vaddr) {
 		const struct vaddr_stats *s = vaddr_stats(r->vaddr);
 
@@ -290,10 +382,10 @@ static void sample(struct sbuf *b, const char *name, const char *policy, const c
 	sbuf_printf(b, "} %.17g\n", value);
 }
 
-void report_metrics(const struct report_src *r, struct sbuf *b)
+/* Per policy, one sample each, whichever the engine; an unknown figure has no sample. */
+static void metrics_policies(const struct report_src *r, const struct pview *v, struct sbuf *b)
 {
 	const struct cfg *cfg = r->cfg;
-	struct pview *v = calloc(cfg->nr_policies ? cfg->nr_policies : 1, sizeof(*v));
 	static const struct {
 		const char *name, *type, *help;
 	} per[] = {
@@ -306,26 +398,18 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 		  "Bytes reclaimed: advised and completed (vaddr), applied by the kernel (paddr)" },
 		{ "memcg_drop_bytes_total", "counter",
 		  "Observed drop of the cgroups' anon + file" },
-		{ "psi_some_avg10", "gauge",
-		  "Highest memory PSI some avg10 of the cgroups, percent" },
-		{ "refault_rate", "gauge",
-		  "Refaults per minute as a share of the cgroups' memory, ppm (last measured)" },
+		{ "psi_some_avg10_ratio", "gauge",
+		  "Highest memory PSI some avg10 of the cgroups, as a ratio (0-1)" },
+		{ "refault_rate_ratio", "gauge",
+		  "Pages refaulted per minute as a ratio of the cgroups' memory (last measured)" },
 	};
-
-	if (!v) {
-		b->oom = true;
-		return;
-	}
+	head(b, "policy_state", "gauge",
+	     "1 for the policy's state: active, paused, idle, waiting, error (the reason is in "
+	     "pageoutctl status)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
-		view(r, &cfg->policies[i], &v[i]);
-	head(b, "info", "gauge", "Version of the running pageoutd");
-	sbuf_printf(b, "pageoutd_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
-	head(b, "cycles_total", "counter", "Decision cycles run");
-	sbuf_printf(b, "pageoutd_cycles_total %" PRIu64 "\n", r->cycles);
-	head(b, "cycle_seconds_total", "counter", "Time spent in decision cycles");
-	sbuf_printf(b, "pageoutd_cycle_seconds_total %.6f\n", (double)r->cycle_us_total / 1e6);
-	head(b, "damon_owned", "gauge", "1 while pageoutd owns its DAMON kdamonds");
-	sbuf_printf(b, "pageoutd_damon_owned %d\n", r->damon_owned ? 1 : 0);
+		for (int k = 0; k < RS_MAX; k++)
+			sample(b, "policy_state", v[i].p->name, "state", report_state_name(k),
+			       k == (int)v[i].state);
 	for (size_t k = 0; k < ARRAY_SIZE(per); k++) {
 		head(b, per[k].name, per[k].type, per[k].help);
 		for (unsigned i = 0; i < cfg->nr_policies; i++) {
@@ -338,13 +422,25 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 				   : k == 5 ? (double)p->drop
 				   : k == 6 ? p->psi
 					    : p->refault_rate;
+			bool unknown = k == 1	? p->cgroups == UNKNOWN
+				       : k == 2 ? p->procs == UNKNOWN
+				       : k == 3 ? p->cold == UNKNOWN
+				       : k >= 6 ? x < 0
+						: false;
 
-			if ((k == 6 || k == 7) && x < 0)
-				continue; /* unknown: no sample rather than a made-up zero */
+			if (unknown)
+				continue; /* no sample rather than a made-up zero */
 			sample(b, per[k].name, p->p->name, "engine", cfg_engine_name(p->p->engine),
 			       x);
 		}
 	}
+	head(b, "errors_total", "counter",
+	     "Cycles in which the policy's work failed, by kind: damon_write (context, commit, "
+	     "start), damon_read (snapshot, scheme stats), madvise (process_madvise calls)");
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		for (int k = 0; k < FAIL_MAX; k++)
+			sample(b, "errors_total", v[i].p->name, "kind", fail_kind_name(k),
+			       v[i].failures ? (double)v[i].failures[k] : 0);
 	head(b, "skipped_bytes_total", "counter", "Cold bytes not reclaimed, by reason (vaddr)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		for (int k = 0; v[i].skipped && k < SKIP_MAX; k++)
@@ -355,65 +451,112 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 		for (int k = 0; v[i].errors && k < MADV_ERR_MAX; k++)
 			sample(b, "madvise_errors_total", v[i].p->name, "errno", madv_err_name(k),
 			       (double)v[i].errors[k]);
-	if (r->paddr) {
-		static const struct {
-			const char *name, *type, *help;
-		} pc[] = {
-			{ "paddr_applied_bytes_total", "counter",
-			  "Bytes the kernel reclaimed for the cgroup" },
-			{ "paddr_tried_bytes_total", "counter",
-			  "Physical bytes the cgroup's scheme walked" },
-			{ "paddr_quota_exceeds_total", "counter",
-			  "Quota intervals the scheme used up" },
-			{ "paddr_refaults_total", "counter",
-			  "Refaulted pages of the cgroup since its scheme" },
-			{ "paddr_memcg_drop_bytes_total", "counter",
-			  "Observed drop of the cgroup's memory" },
-			{ "paddr_resident_bytes", "gauge", "The cgroup's anon + file now" },
-		};
+}
 
-		for (size_t k = 0; k < ARRAY_SIZE(pc); k++) {
-			const struct paddr_cgroup_stats *c;
-			const char *path, *pol;
+/* The paddr engine's schemes, one sample per cgroup. */
+static void metrics_paddr(const struct report_src *r, struct sbuf *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} pc[] = {
+		{ "paddr_applied_bytes_total", "counter",
+		  "Bytes the kernel reclaimed for the cgroup" },
+		{ "paddr_tried_bytes_total", "counter",
+		  "Physical bytes the cgroup's scheme walked" },
+		{ "paddr_quota_exceeds_total", "counter", "Quota intervals the scheme used up" },
+		{ "paddr_refaults_total", "counter",
+		  "Refaulted pages of the cgroup since its scheme" },
+		{ "paddr_memcg_drop_bytes_total", "counter",
+		  "Observed drop of the cgroup's memory" },
+		{ "paddr_resident_bytes", "gauge", "The cgroup's anon + file now" },
+	};
 
-			head(b, pc[k].name, pc[k].type, pc[k].help);
-			for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++)
-				sample(b, pc[k].name, pol, "cgroup", path,
-				       (double)(k == 0	 ? c->sz_applied
-						: k == 1 ? c->sz_tried
-						: k == 2 ? c->qt_exceeds
-						: k == 3 ? c->refaults_total
-						: k == 4 ? c->memcg_drop_bytes_total
-							 : c->resident));
-		}
-		head(b, "paddr_schemes", "gauge", "DAMOS schemes on pageoutd's paddr kdamond");
-		sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n",
-			    paddr_stats(r->paddr)->schemes);
+	for (size_t k = 0; k < ARRAY_SIZE(pc); k++) {
+		const struct paddr_cgroup_stats *c;
+		const char *path, *pol;
+
+		head(b, pc[k].name, pc[k].type, pc[k].help);
+		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++)
+			sample(b, pc[k].name, pol, "cgroup", path,
+			       (double)(k == 0	 ? c->sz_applied
+					: k == 1 ? c->sz_tried
+					: k == 2 ? c->qt_exceeds
+					: k == 3 ? c->refaults_total
+					: k == 4 ? c->memcg_drop_bytes_total
+						 : c->resident));
 	}
-	if (r->vaddr) {
-		head(b, "vaddr_targets", "gauge", "Processes on pageoutd's vaddr kdamond");
-		sbuf_printf(b, "pageoutd_vaddr_targets %" PRIu64 "\n",
-			    vaddr_stats(r->vaddr)->targets);
-		head(b, "vaddr_snapshot_seconds_total", "counter", "Time spent taking snapshots");
-		sbuf_printf(b, "pageoutd_vaddr_snapshot_seconds_total %.6f\n",
-			    (double)vaddr_stats(r->vaddr)->snapshot_us_total / 1e6);
-		head(b, "vaddr_aggregation_seconds", "gauge",
-		     "The aggregation interval the vaddr kdamond keeps, as measured from its "
-		     "regions' ages");
-		sbuf_printf(b, "pageoutd_vaddr_aggregation_seconds %.6f\n",
-			    (double)vaddr_stats(r->vaddr)->aggr_us / 1e6);
+	head(b, "paddr_schemes", "gauge", "DAMOS schemes on pageoutd's paddr kdamond");
+	sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n", paddr_stats(r->paddr)->schemes);
+}
+
+/* The vaddr engine's kdamond. */
+static void metrics_vaddr(const struct report_src *r, struct sbuf *b)
+{
+	head(b, "vaddr_targets", "gauge", "Processes on pageoutd's vaddr kdamond");
+	sbuf_printf(b, "pageoutd_vaddr_targets %" PRIu64 "\n", vaddr_stats(r->vaddr)->targets);
+	head(b, "vaddr_snapshot_seconds_total", "counter", "Time spent taking snapshots");
+	sbuf_printf(b, "pageoutd_vaddr_snapshot_seconds_total %.6f\n",
+		    (double)vaddr_stats(r->vaddr)->snapshot_us_total / 1e6);
+	head(b, "vaddr_aggregation_seconds", "gauge",
+	     "The aggregation interval the vaddr kdamond keeps, as measured from its "
+	     "regions' ages");
+	sbuf_printf(b, "pageoutd_vaddr_aggregation_seconds %.6f\n",
+		    (double)vaddr_stats(r->vaddr)->aggr_us / 1e6);
+}
+
+void report_metrics(const struct report_src *r, struct sbuf *b)
+{
+	const struct cfg *cfg = r->cfg;
+	struct pview *v = calloc(cfg->nr_policies ? cfg->nr_policies : 1, sizeof(*v));
+	const char *why;
+	enum report_state st = report_daemon_state(r, &why);
+
+	if (!v) {
+		b->oom = true;
+		return;
 	}
+	for (unsigned i = 0; i < cfg->nr_policies; i++)
+		view(r, &cfg->policies[i], &v[i]);
+	head(b, "info", "gauge", "Version of the running pageoutd");
+	sbuf_printf(b, "pageoutd_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
+	head(b, "state", "gauge",
+	     "1 for the daemon's state: active, idle (nothing matched), waiting (for DAMON), "
+	     "error");
+	for (int k = 0; k < RS_MAX; k++)
+		if (k != RS_PAUSED)
+			sbuf_printf(b, "pageoutd_state{state=\"%s\"} %d\n", report_state_name(k),
+				    k == (int)st);
+	head(b, "cycles_total", "counter", "Decision cycles run");
+	sbuf_printf(b, "pageoutd_cycles_total %" PRIu64 "\n", r->cycles);
+	head(b, "cycle_seconds_total", "counter", "Time spent in decision cycles");
+	sbuf_printf(b, "pageoutd_cycle_seconds_total %.6f\n", (double)r->cycle_us_total / 1e6);
+	head(b, "damon_owned", "gauge", "1 while pageoutd owns its DAMON kdamonds");
+	sbuf_printf(b, "pageoutd_damon_owned %d\n", r->damon_owned ? 1 : 0);
+	metrics_policies(r, v, b);
+	if (r->paddr)
+		metrics_paddr(r, b);
+	if (r->vaddr)
+		metrics_vaddr(r, b);
 	free(v);
 }
 
 /* --- people --- */
 
+/* A count, or "-" when unknown. */
+static void fmt_count(char *buf, size_t len, uint64_t v)
+{
+	if (v == UNKNOWN)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
 void report_status(const struct report_src *r, struct sbuf *b)
 {
-	char c[16], d[16], e[16];
+	char d[16], e[16];
 
 	sbuf_printf(b, "pageoutd %s: %s; %" PRIu64 " cycles, up %" PRIu64 " s%s\n", PACKAGE_VERSION,
-		    r->state ? r->state : "running", r->cycles,
+		    r->status ? r->status : "starting", r->cycles,
 		    (now_usec() - r->started_us) / USEC_PER_SEC,
 		    r->cfg->daemon.dry_run ? ", dry run" : "");
 	sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s\n", "POLICY", "ENGINE",
@@ -421,30 +564,31 @@ void report_status(const struct report_src *r, struct sbuf *b)
 		    "STATE");
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
 		struct pview v;
-		char ref[24], psi[16], procs[24];
+		char ref[24], psi[16], procs[24], cgs[24], cold[16];
 
 		view(r, &r->cfg->policies[i], &v);
-		if (v.refaults != UINT64_MAX)
+		/* people read percent; an unknown figure is "-" whichever the engine */
+		if (v.refaults != UNKNOWN)
 			snprintf(ref, sizeof(ref), "%" PRIu64, v.refaults);
 		else if (v.refault_rate >= 0)
-			snprintf(ref, sizeof(ref), "%.0fppm/m", v.refault_rate);
+			snprintf(ref, sizeof(ref), "%.3f%%/m", v.refault_rate * 100);
 		else
 			snprintf(ref, sizeof(ref), "-");
-		snprintf(procs, sizeof(procs), "%" PRIu64, v.procs);
-		if (v.p->engine == ENGINE_PADDR)
-			snprintf(procs, sizeof(procs), "-");
+		fmt_count(procs, sizeof(procs), v.procs);
+		fmt_count(cgs, sizeof(cgs), v.cgroups);
 		if (v.psi >= 0)
-			snprintf(psi, sizeof(psi), "%.2f%%", v.psi);
+			snprintf(psi, sizeof(psi), "%.2f%%", v.psi * 100);
 		else
 			snprintf(psi, sizeof(psi), "-");
-		sbuf_printf(b, "%-16s %-6s %7" PRIu64 " %6s %10s %10s %10s %9s %7s  %s%s\n",
-			    v.p->name, cfg_engine_name(v.p->engine), v.cgroups, procs,
-			    fmt_size(c, sizeof(c), v.cold), fmt_size(d, sizeof(d), v.reclaimed),
-			    fmt_size(e, sizeof(e), v.drop), ref, psi,
-			    !v.running ? "inactive"
-			    : v.paused ? "paused: "
-				       : "active",
-			    v.paused ? v.why : "");
+		if (v.cold != UNKNOWN)
+			fmt_size(cold, sizeof(cold), v.cold);
+		else
+			snprintf(cold, sizeof(cold), "-");
+		sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s%s%s\n", v.p->name,
+			    cfg_engine_name(v.p->engine), cgs, procs, cold,
+			    fmt_size(d, sizeof(d), v.reclaimed), fmt_size(e, sizeof(e), v.drop),
+			    ref, psi, report_state_name(v.state), v.reason[0] ? ": " : "",
+			    v.reason);
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,7 +419,9 @@ struct vaddr {
 	size_t npol;
 	struct vskip *skip;
 	size_t nskip;
-	bool running, dirty, feature_warned;
+	bool running, dirty;
+	struct log_cond damon_cond;	  /* the context cannot be written or started */
+	struct log_cond read_cond;	  /* snapshots cannot be read */
 	unsigned seed_refused;		  /* EINVAL answers to writes with seeded regions */
 	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
@@ -500,6 +503,7 @@ int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
 			memset(vp, 0, sizeof(*vp));
 			str_copy(vp->name, sizeof(vp->name), p->name);
 			policy_state_init(&vp->st);
+			vp->s.psi_some_avg10 = -1; /* unknown until measured */
 		}
 		vp->cfg = p;
 		vp->active = true;
@@ -531,7 +535,7 @@ int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 	v->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (v->procfd < 0) {
 		r = -errno;
-		log_errno(LOG_ERR, r, "cannot open %s", cfg->daemon.proc_root);
+		log_errno(LOG_DEBUG, r, "vaddr: cannot open %s", cfg->daemon.proc_root);
 		free(v);
 		return r;
 	}
@@ -818,6 +822,36 @@ static unsigned seed_target(const struct vaddr *v, const struct vtarget *vt, str
 	return t->nr_regions;
 }
 
+/* Every policy with processes failed this cycle, for the same reason. */
+static void count_failure(struct vaddr *v, enum fail_kind k)
+{
+	for (size_t pi = 0; pi < v->npol; pi++)
+		if (v->pol[pi].active && v->pol[pi].s.procs)
+			v->pol[pi].s.failures_total[k]++;
+}
+
+/* The context could not be written or started: log the condition once, count it, return r. */
+__attribute__((format(printf, 3, 4))) static int damon_failed(struct vaddr *v, int r,
+							      const char *fmt, ...)
+{
+	char why[LOG_COND_TEXT_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	count_failure(v, FAIL_DAMON_WRITE);
+	log_cond_set(&v->damon_cond, LOG_ERR, "vaddr: %s", why);
+	return r;
+}
+
+const char *vaddr_error(const struct vaddr *v)
+{
+	const char *e = log_cond_text(&v->damon_cond);
+
+	return e ? e : log_cond_text(&v->read_cond);
+}
+
 /* Write the context (one stat scheme per target) and start or commit it. */
 static int sync_damon(struct vaddr *v)
 {
@@ -827,6 +861,8 @@ static int sync_damon(struct vaddr *v)
 	unsigned seeds = 0;
 	int r;
 
+	if (!v->nt || (!v->dirty && v->running))
+		log_cond_clear(&v->damon_cond); /* nothing to write, or the last write worked */
 	if (!v->dirty && (v->running || !v->nt))
 		return 0;
 	if (!v->nt) {
@@ -836,14 +872,11 @@ static int sync_damon(struct vaddr *v)
 		v->dirty = false;
 		return 0;
 	}
-	if (v->nt > 1 && !v->d->feat.filter_target) {
-		if (!v->feature_warned)
-			log_err("vaddr: this kernel's DAMON has no target filters (Linux 6.6+): "
-				"regions cannot be attributed to processes; vaddr policies are "
-				"inactive");
-		v->feature_warned = true;
-		return -EOPNOTSUPP;
-	}
+	if (v->nt > 1 && !v->d->feat.filter_target)
+		return damon_failed(v, -EOPNOTSUPP,
+				    "this kernel's DAMON has no target filters (Linux 6.6+): "
+				    "regions cannot be attributed to processes; vaddr policies are "
+				    "inactive");
 	t = calloc(v->nt, sizeof(*t));
 	s = calloc(v->nt, sizeof(*s));
 	if (!t || !s) {
@@ -903,10 +936,9 @@ static int sync_damon(struct vaddr *v)
 		       strerror(-r));
 		return r;
 	}
-	if (r == -EBUSY)
-		return r; /* damon_start said why, once */
 	if (r < 0)
-		return log_errno(LOG_ERR, r, "vaddr: DAMON context");
+		return damon_failed(v, r, "%s", v->d->err);
+	log_cond_clear(&v->damon_cond);
 	v->running = true;
 	v->dirty = false;
 	return 0;
@@ -1227,8 +1259,12 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 		free(mr);
 		i = j;
 	}
-	for (unsigned e = 0; e < MADV_ERR_MAX; e++)
+	for (unsigned e = 0; e < MADV_ERR_MAX; e++) {
 		vp->s.errors_total[e] += ms.err[e];
+		/* a process that exited is no failure: its bytes count as vanished */
+		if (e != MADV_ERR_ESRCH)
+			vp->s.failures_total[FAIL_MADVISE] += ms.err[e];
+	}
 	memcg1 = memcg_resident(v, vp);
 	vp->s.last_advised = vp->s.advised_bytes_total - advised0;
 	vp->s.last_rss_drop = rss_drop;
@@ -1468,6 +1504,25 @@ static int read_sys(struct vaddr *v, struct policy_input *in)
 	return r;
 }
 
+/*
+ * No process to watch: no policy runs, but what its cgroups show is still known (PSI), as
+ * a paddr policy shows it without a scheme at work.
+ */
+static void read_idle(struct vaddr *v)
+{
+	struct policy_input sys;
+
+	read_sys(v, &sys);
+	for (size_t pi = 0; pi < v->npol; pi++) {
+		struct vpolicy *vp = &v->pol[pi];
+
+		if (!vp->active)
+			continue;
+		read_inputs(v, vp, &sys);
+		vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
+	}
+}
+
 int vaddr_cycle(struct vaddr *v)
 {
 	struct damon_snapshot snap = { 0 };
@@ -1487,6 +1542,8 @@ int vaddr_cycle(struct vaddr *v)
 		}
 	}
 	r = sync_damon(v);
+	if (!v->nt)
+		read_idle(v);
 	if (r < 0 || !v->nt)
 		return r == -EOPNOTSUPP || r == -ESRCH || r == -EINVAL ? 0 : r;
 	r = damon_snapshot(v->d, DAMON_SLOT_VADDR, &snap);
@@ -1497,8 +1554,13 @@ int vaddr_cycle(struct vaddr *v)
 			v->dirty = true;
 			return 0;
 		}
-		return log_errno(LOG_WARNING, r, "vaddr: snapshot");
+		count_failure(v, FAIL_DAMON_READ);
+		log_cond_set(&v->read_cond, LOG_WARNING,
+			     "vaddr: reading the snapshot of kdamond %d: %s", DAMON_SLOT_VADDR,
+			     strerror(-r));
+		return r;
 	}
+	log_cond_clear(&v->read_cond);
 	v->s.snapshots++;
 	v->s.snapshot_us_total += snap.cost_us;
 	if (snap.nr_schemes != v->nt)

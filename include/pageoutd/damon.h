@@ -153,7 +153,14 @@ struct damon {
 	char root[PATH_MAX];
 	char state_file[PATH_MAX];
 	char module_dir[PATH_MAX];
-	bool ebusy_said; /* state=on refused with EBUSY: said once, until a start works */
+	/*
+	 * The last failure of damon_open, damon_acquire, damon_write_ctx, damon_start and
+	 * damon_commit, one line naming what failed (the file, the kdamond, the module that holds
+	 * DAMON) and why. Those functions do not log it: the caller, which retries each cycle,
+	 * logs it through a struct log_cond and shows it in its status.
+	 */
+	char err[512];
+	char err_path[192]; /* the file of the last refused write, relative to the root */
 	struct damon_io io;
 	unsigned nr_kdamonds; /* in the tree, once owned */
 	bool owned;
@@ -168,7 +175,7 @@ extern const struct damon_io damon_sysfs_io;
 /*
  * damon_open: open root (the admin directory) and remember state_dir for the ownership record.
  * io may be NULL (sysfs). Returns 0, -ENODEV when the root has no kdamonds/nr_kdamonds (kernel
- * without CONFIG_DAMON_SYSFS), or -errno. Logs the reason.
+ * without CONFIG_DAMON_SYSFS), or -errno. The reason is in d->err.
  */
 int damon_open(struct damon *d, const char *root, const char *state_dir, const struct damon_io *io);
 void damon_close(struct damon *d);
@@ -176,9 +183,10 @@ void damon_close(struct damon *d);
 /*
  * damon_acquire: take ownership of DAMON_MAX_KDAMONDS kdamonds. With nr_kdamonds 0, creates
  * them; with kdamonds that the state file says pageoutd owns (a crash or kill -9), reuses them
- * after turning them off; with any other kdamond present refuses with -EBUSY and one error line
- * per foreign kdamond naming index, state, pid and operations, and what to do. Never writes
- * nr_kdamonds while a foreign kdamond exists. Detects features. Returns 0 or -errno.
+ * after turning them off; with any other kdamond present refuses with -EBUSY, d->err naming the
+ * first foreign kdamond's index, pid, state and operations, and what to do; with another live
+ * pageoutd recorded in state_dir refuses with -EEXIST. Never writes nr_kdamonds while a foreign
+ * kdamond exists. Detects features. Returns 0 or -errno.
  */
 int damon_acquire(struct damon *d);
 /* damon_release: turn off every owned kdamond, write nr_kdamonds 0 and remove the state file. */
@@ -191,11 +199,11 @@ int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max);
  * damon_write_ctx: write the whole context of owned kdamond `slot` (operations, intervals,
  * region limits, targets, schemes with pattern, quotas, goals, watermarks, filters). Nothing
  * reaches a running kdamond until damon_commit(). Returns 0, -EOPNOTSUPP for a feature this
- * kernel lacks (logged, naming it), or -errno.
+ * kernel lacks (d->err names it), or -errno.
  */
 int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *c);
 /*
- * damon_start: state=on. -EBUSY when DAMON is held exclusively: the error names the kernel
+ * damon_start: state=on. -EBUSY when DAMON is held exclusively: d->err names the kernel
  * module that holds it (damon_stat, damon_reclaim, damon_lru_sort) and how to release it.
  */
 int damon_start(struct damon *d, unsigned slot);

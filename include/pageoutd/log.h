@@ -7,6 +7,7 @@
 #ifndef PAGEOUTD_LOG_H
 #define PAGEOUTD_LOG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <syslog.h>
 
@@ -54,6 +55,31 @@ int log_ratelimit_ok(struct log_ratelimit *rl, unsigned *ret_suppressed);
 			log_msg(prio, __VA_ARGS__);                                                \
 		}                                                                                  \
 	} while (0)
+
+/*
+ * A condition that can hold cycle after cycle (DAMON missing, a foreign kdamond, a write the
+ * kernel refuses): one line when it starts, one when its text changes, one when it clears, with
+ * the number of cycles it held; never a line per cycle. Zero-initialised: not holding. The
+ * caller owns the struct and calls log_cond_set or log_cond_clear once per cycle.
+ */
+#define LOG_COND_TEXT_MAX 512
+struct log_cond {
+	bool on;
+	int prio;
+	unsigned long count; /* cycles it held with this text */
+	char text[LOG_COND_TEXT_MAX];
+};
+/*
+ * log_cond_set: the condition holds, described by fmt (one line). Logs it at prio when it was
+ * not holding or its text differs from the last; else counts. Returns true when it logged.
+ */
+bool log_cond_set(struct log_cond *c, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* log_cond_clear: the condition no longer holds; if it did, logs "<text>: cleared after N
+ * cycles" at LOG_NOTICE. Returns true when it logged. */
+bool log_cond_clear(struct log_cond *c);
+/* log_cond_text: the text while the condition holds, NULL when it does not. */
+const char *log_cond_text(const struct log_cond *c);
 
 #define log_err(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARNING, __VA_ARGS__)

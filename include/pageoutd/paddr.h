@@ -56,6 +56,7 @@ struct paddr_policy_stats {
 	uint64_t memcg_drop_bytes_total;
 	uint64_t refaults_total;
 	uint64_t last_applied;
+	uint64_t failures_total[FAIL_MAX]; /* cycles the policy's work failed, by kind */
 	bool operator_paused;
 };
 
@@ -112,8 +113,15 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 int paddr_set_config(struct paddr *p, const struct cfg *cfg);
 /* paddr_pause: an operator pauses (or resumes) a policy by name. -ENOENT: no such policy. */
 int paddr_pause(struct paddr *p, const char *policy, bool paused);
-/* paddr_cycle: one cycle. Returns 0 or -errno (a DAMON error worth a log line). */
+/*
+ * paddr_cycle: one cycle. Returns 0 or -errno. A failure that repeats (DAMON refusing the
+ * schemes, stats that cannot be read, no physical memory layout) is logged here when it
+ * starts, changes and clears, counted in the failures of the policies it stops, and told by
+ * paddr_error().
+ */
 int paddr_cycle(struct paddr *p);
+/* paddr_error: what keeps the engine from working now (one line, owned by p), or NULL. */
+const char *paddr_error(const struct paddr *p);
 /* paddr_free: turn the kdamond off and free the engine. */
 void paddr_free(struct paddr *p);
 

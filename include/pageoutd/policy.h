@@ -36,6 +36,15 @@ enum skip_reason {
 
 const char *skip_reason_name(enum skip_reason r);
 
+/* What failed, for the per-policy error counters of both engines (pageoutd_errors_total). */
+enum fail_kind {
+	FAIL_DAMON_WRITE, /* writing or committing the kdamond's context, or state=on */
+	FAIL_DAMON_READ,  /* a snapshot or the scheme stats */
+	FAIL_MADVISE,	  /* a process_madvise call (vaddr; by errno in madvise_errors_total) */
+	FAIL_MAX
+};
+const char *fail_kind_name(enum fail_kind k);
+
 /* What the caller observed this cycle, for one policy (all its cgroups together). */
 struct policy_input {
 	uint64_t now_us;

@@ -21,8 +21,22 @@ struct report_src {
 	const struct paddr *paddr;
 	uint64_t started_us, cycles, cycle_us_total;
 	bool damon_owned;
-	const char *state; /* what the daemon is doing, one line */
+	const char *status;   /* what the daemon is doing, one line */
+	const char *waiting;  /* why DAMON cannot be taken, or NULL */
+	const char *idle;     /* why there is nothing to reclaim (DAMON not taken), or NULL */
+	const char *no_vaddr; /* why the vaddr engine cannot run on this kernel, or NULL */
+	const char *no_paddr;
 };
+
+/*
+ * The state of the daemon and of each policy, with a reason unless active or running:
+ * active/running, paused (pressure, not frozen, operator...), idle (no cgroup matched),
+ * waiting (DAMON cannot be taken yet), error (the engine's DAMON writes or reads fail).
+ */
+enum report_state { RS_ACTIVE, RS_PAUSED, RS_IDLE, RS_WAITING, RS_ERROR, RS_MAX };
+const char *report_state_name(enum report_state s);
+/* report_daemon_state: the daemon's state and, unless running, why (*ret_reason, or NULL). */
+enum report_state report_daemon_state(const struct report_src *r, const char **ret_reason);
 
 /* The requests the stats socket knows (pageoutd(8), REQUESTS). */
 enum request_kind {

@@ -121,8 +121,9 @@ struct vaddr_policy_stats {
 	uint64_t advised_bytes_total;	  /* completed by the kernel */
 	uint64_t skipped_total[SKIP_MAX]; /* bytes, by reason */
 	uint64_t errors_total[MADV_ERR_MAX];
-	uint64_t rss_drop_bytes_total;	 /* observed RSS drop of the advised processes */
-	uint64_t memcg_drop_bytes_total; /* observed anon+file drop of the cgroups */
+	uint64_t failures_total[FAIL_MAX]; /* cycles the policy's work failed, by kind */
+	uint64_t rss_drop_bytes_total;	   /* observed RSS drop of the advised processes */
+	uint64_t memcg_drop_bytes_total;   /* observed anon+file drop of the cgroups */
 	uint64_t last_advised, last_rss_drop;
 	double psi_some_avg10; /* the highest of its cgroups, -1 when unknown */
 };
@@ -146,8 +147,14 @@ int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 int vaddr_set_config(struct vaddr *v, const struct cfg *cfg);
 /* vaddr_pause: an operator pauses (or resumes) a policy by name. -ENOENT: no such policy. */
 int vaddr_pause(struct vaddr *v, const char *policy, bool paused);
-/* vaddr_cycle: one decision cycle. Returns 0 or -errno (a DAMON error worth a log line). */
+/*
+ * vaddr_cycle: one decision cycle. Returns 0 or -errno. A failure that repeats (DAMON refusing
+ * the context, a snapshot that cannot be read) is logged here when it starts, changes and
+ * clears, counted in the failures of the policies it stops, and told by vaddr_error().
+ */
 int vaddr_cycle(struct vaddr *v);
+/* vaddr_error: what keeps the engine from working now (one line, owned by v), or NULL. */
+const char *vaddr_error(const struct vaddr *v);
 void vaddr_free(struct vaddr *v);
 
 /* For status and tests. */

@@ -357,6 +357,10 @@ static void limits(void)
 		   "the rest are counted as refused");
 		ok(strstr(logbuf, "more cgroups hold memory than the 64 schemes") != NULL,
 		   "and an error says so");
+		logbuf[0] = '\0';
+		paddr_cycle(p);
+		ok(!strstr(logbuf, "more cgroups hold memory"),
+		   "once: the next cycle, still refusing them, does not repeat it");
 		is_str(fake_get(f, K "schemes/0/action"), "stat",
 		       "dry run: the schemes only count, nothing is reclaimed");
 		paddr_free(p);

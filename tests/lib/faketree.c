@@ -30,7 +30,9 @@ int main(int argc, char **argv)
 	    io.write(io.ctx, -1, "kdamonds/0/contexts/nr_contexts", "1") < 0 ||
 	    io.write(io.ctx, -1, "kdamonds/1/contexts/nr_contexts", "1") < 0 ||
 	    io.write(io.ctx, -1, "kdamonds/0/contexts/0/targets/nr_targets", "1") < 0 ||
-	    io.write(io.ctx, -1, "kdamonds/0/contexts/0/schemes/nr_schemes", "1") < 0) {
+	    io.write(io.ctx, -1, "kdamonds/0/contexts/0/schemes/nr_schemes", "1") < 0 ||
+	    /* room for the monitoring regions pageoutd seeds for one target */
+	    io.write(io.ctx, -1, "kdamonds/0/contexts/0/targets/0/regions/nr_regions", "16") < 0) {
 		fprintf(stderr, "faketree: cannot build the tree in %s\n", f->top);
 		return 1;
 	}

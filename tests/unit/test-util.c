@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pageoutd/log.h"
 #include "pageoutd/util.h"
 #include "../lib/tap.h"
 
@@ -34,6 +35,43 @@ static void check_vals(const char *what, int (*parse)(const char *, uint64_t *),
 			ok(r == 0 && got == v[i].want, "%s '%s' = %llu (got %d, %llu)", what,
 			   v[i].text, (unsigned long long)v[i].want, r, (unsigned long long)got);
 	}
+}
+
+static char logged[4096];
+static unsigned nlogged;
+
+static void capture(int prio, const char *msg)
+{
+	(void)prio;
+	nlogged++;
+	str_copy(logged, sizeof(logged), msg);
+}
+
+/* A condition that holds for many cycles is logged when it starts, changes and clears. */
+static void conditions(void)
+{
+	struct log_cond c = { 0 };
+
+	log_set_capture(capture);
+	ok(!log_cond_text(&c), "a zeroed condition does not hold");
+	ok(!log_cond_clear(&c), "clearing it logs nothing");
+	is_int(nlogged, 0, "nothing logged yet");
+	for (int i = 0; i < 20; i++)
+		log_cond_set(&c, LOG_ERR, "DAMON sysfs not found at %s", "/x");
+	is_int(nlogged, 1, "20 cycles of the same condition: one line");
+	is_str(logged, "DAMON sysfs not found at /x", "the line is the condition");
+	is_str(log_cond_text(&c), "DAMON sysfs not found at /x", "its text while it holds");
+	ok(log_cond_set(&c, LOG_ERR, "kdamond 0 (pid %d) is not ours", 7), "a new text logs");
+	is_int(nlogged, 2, "one more line when it changes");
+	has_str(logged, "the previous condition held 20 cycles", "with how long the last held");
+	log_cond_set(&c, LOG_ERR, "kdamond 0 (pid %d) is not ours", 7);
+	log_cond_set(&c, LOG_ERR, "kdamond 0 (pid %d) is not ours", 7);
+	ok(log_cond_clear(&c), "clearing a holding condition logs");
+	is_int(nlogged, 3, "one line when it clears");
+	is_str(logged, "kdamond 0 (pid 7) is not ours: cleared after 3 cycles", "with its count");
+	ok(!log_cond_text(&c) && !log_cond_clear(&c), "and it no longer holds");
+	is_int(nlogged, 3, "a second clear logs nothing");
+	log_set_capture(NULL);
 }
 
 static void sizes(void)
@@ -293,6 +331,8 @@ static void short_write(void)
 
 int main(void)
 {
+	log_setup(LOG_TARGET_STDERR, LOG_CRIT);
+	conditions();
 	beneath();
 	short_write();
 	sizes();

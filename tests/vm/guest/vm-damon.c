@@ -59,10 +59,9 @@ static void damon_stat_busy(struct damon *d, struct damon_ctx *c)
 		return;
 	}
 	is_int(damon_write_ctx(d, DAMON_SLOT_VADDR, c), 0, "context written while damon_stat runs");
-	logbuf[0] = '\0';
 	is_int(damon_start(d, DAMON_SLOT_VADDR), -EBUSY,
 	       "damon_stat holds DAMON: state=on is EBUSY");
-	ok(strstr(logbuf, "kernel module damon_stat") && strstr(logbuf, "damon_stat.enabled=N"),
+	ok(strstr(d->err, "kernel module damon_stat") && strstr(d->err, "damon_stat.enabled=N"),
 	   "the error names damon_stat and how to release it");
 	/* the operator's fix, done by the test: pageoutd itself never changes it */
 	ok(write_file_at(AT_FDCWD, en, "N") == 0, "(operator) damon_stat disabled");
@@ -260,8 +259,8 @@ static void foreign(void)
 		ok(damon_open(&d, VM_ADMIN, state_dir, NULL) == 0 && damon_acquire(&d) == -EBUSY,
 		   "a foreign %s kdamond: acquire refused with EBUSY",
 		   running ? "running" : "idle");
-		ok(strstr(logbuf, "kdamond 0") && strstr(logbuf, "paddr") &&
-			   (!running || strstr(logbuf, str_strip(before))),
+		ok(strstr(d.err, "kdamond 0") && strstr(d.err, "paddr") &&
+			   (!running || strstr(d.err, str_strip(before))),
 		   "the error names its index, operations and pid");
 		read_file_at(AT_FDCWD, v, after, sizeof(after));
 		read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/0/contexts/0/operations", ops,
