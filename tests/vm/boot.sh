@@ -53,19 +53,8 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 # modules in dependency order, from each module's own depends= (the .debs ship no modules.dep)
-order=""
-add_mod() {
-	case " $order " in *" $1 "*) return ;; esac
-	f=$(ls "$k/modules/$1.ko"* 2>/dev/null | head -n 1)
-	[ -n "$f" ] || return 0 # built in
-	for dep in $(xz -dcf "$f" >"$work/$1.ko" && tr '\0' '\n' <"$work/$1.ko" | sed -n 's/^depends=//p' | tr , ' '); do
-		add_mod "$dep"
-	done
-	mv "$work/$1.ko" "$root/lib/modules/$1.ko"
-	order="$order $1"
-}
-add_mod zram
-echo "$order" >"$root/lib/modules/order"
+. "$here/modules.sh"
+zram_modules "$k" "$root/lib/modules"
 
 copy_libs() {
 	ldd "$1" 2>/dev/null | awk '/=>/ { print $3 } /^[ \t]*\// { print $1 }' | while read -r lib; do

@@ -16,21 +16,8 @@ case $series in
 *) echo "kernel.sh: unknown series $series (6.12 or 7.2)" >&2; exit 2 ;;
 esac
 
-mirror() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		     { uri = ""; suites = ""
-		       for (i = 1; i <= NF; i++) {
-			 if ($i ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", $i); split($i, u, " "); uri = u[1] }
-			 if ($i ~ /^Suites:/) suites = $i }
-		       if (uri != "" && suites !~ /security/) { print uri; exit } }' "$f"
-	done
-	cat /etc/apt/sources.list.d/*.list /etc/apt/sources.list 2>/dev/null |
-		sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) \([^ ]*\).*/\2 \3/p' |
-		grep -v security | awk '{ print $1 }'
-}
-uri=$(mirror | head -n 1)
+. "$(dirname "$0")/mirror.sh"
+uri=$(debian_mirror | head -n 1)
 [ -n "$uri" ] || { echo "kernel.sh: no Debian mirror in this machine's apt sources" >&2; exit 1; }
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$keyring" ] || { echo "kernel.sh: $keyring missing (apt-get install debian-archive-keyring)" >&2; exit 1; }

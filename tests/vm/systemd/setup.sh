@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The systemd guest's machine setup: the zram modules (decompressed, in dependency order,
+# tests/vm/modules.sh) and 512 MiB of zram swap, as tests/vm/boot.sh's /init does; the marker
+# the guest-only programs look for; and damon_stat off, as an operator of a 7.x kernel whose
+# damon_stat holds DAMON would do (tests/vm/README).
+d=/usr/local/lib/pageoutd-vm/modules
+for m in $(cat $d/order); do insmod $d/$m.ko || echo "vm: insmod $m failed"; done
+if [ -e /sys/block/zram0 ]; then
+	echo lz4 >/sys/block/zram0/comp_algorithm
+	echo 512M >/sys/block/zram0/disksize
+	mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+fi
+p=/sys/module/damon_stat/parameters/enabled
+[ -w $p ] && [ "$(cat $p)" = Y ] && echo N >$p
+echo pageoutd-vm-guest >/run/pageoutd-vm-guest
