@@ -94,11 +94,13 @@ min_age = 3s
 max_access_rate = 0%
 memory = anon
 quota = 1G/1s
-quota_time = 500ms
 pressure_limit = 95%
 swap_reserve = 5%
 max_refault_rate = $3
 EOF
+	# the kernel's time quota, a key of paddr policies only
+	[ "$2" = paddr ] && echo "quota_time = 500ms" >>"$conf/conf.d/$1.conf"
+	return 0
 }
 
 # --- 1. the package, installed under the real systemd: its maintainer scripts run here ---
@@ -180,7 +182,7 @@ fi
 policy vmt-va vaddr 5%
 f0=$(awk '{ print $12 }' /proc/"$va"/stat 2>/dev/null)
 t0=$(cut -d. -f1 /proc/uptime)
-check "systemctl reload pageoutd with policy vmt-va (vaddr)" systemctl reload pageoutd.service
+check "pageoutctl reload with policy vmt-va (vaddr)" pageoutctl reload
 if [ -n "$va" ] && wait_for 150 cold_out "$va" 64; then
 	echo "# vmt-va: $(area_kb "$va" $COLD Swap) kB of 65536 cold out" \
 		"in $(($(cut -d. -f1 /proc/uptime) - t0)) s"
@@ -214,7 +216,7 @@ fi
 # rightly back off and only make the check slower
 policy vmt-pa paddr 100%
 t0=$(cut -d. -f1 /proc/uptime)
-check "systemctl reload pageoutd with policy vmt-pa (paddr)" systemctl reload pageoutd.service
+check "pageoutctl reload with policy vmt-pa (paddr)" pageoutctl reload
 if [ -n "$pa" ] && wait_for 150 cold_out "$pa" 64; then
 	echo "# vmt-pa: $(area_kb "$pa" $COLD Swap) kB of 65536 cold out" \
 		"in $(($(cut -d. -f1 /proc/uptime) - t0)) s"
