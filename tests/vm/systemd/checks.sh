@@ -314,7 +314,10 @@ rm -f $conf/conf.d/zz-broken.conf
 systemctl reload pageoutd.service
 
 # --- the shipped server example names a cgroup systemd creates: systemd-run --slice ---
-ex=$(ls /usr/share/doc/pageoutd/examples/batch.conf* 2>/dev/null | head -n 1)
+# (this root filesystem keeps no /usr/share/doc: the example is taken from the package itself)
+rm -rf /tmp/pkg
+dpkg-deb -x $lib/pageoutd.deb /tmp/pkg
+ex=$(ls /tmp/pkg/usr/share/doc/pageoutd/examples/batch.conf* 2>/dev/null | head -n 1)
 mkdir -p /tmp/ex.d
 case $ex in
 *.gz) zcat "$ex" >/tmp/ex.d/batch.conf ;;
