@@ -607,10 +607,6 @@ static void check_policy(struct pstate *ps)
 		perr(ps, p->line, "cgroup", "missing, required in [policy]");
 		return;
 	}
-	if (p->engine == ENGINE_PADDR && p->frozen_only) {
-		l = key_line(ps, SEC_POLICY, "frozen_only");
-		perr(ps, l, "frozen_only", "only the vaddr engine supports frozen_only");
-	}
 	/*
 	 * paddr: a physical region mixes pages of many cgroups and of the kernel, so cold memory
 	 * seldom sits in a region no sample ever finds accessed; the kernel re-checks each page

@@ -21,6 +21,8 @@ struct pview {
 	double refault_rate, psi; /* -1: unknown */
 	const uint64_t *skipped;  /* SKIP_MAX, vaddr */
 	const uint64_t *errors;	  /* MADV_ERR_MAX, vaddr */
+	uint64_t frozen;	  /* frozen_only: cgroups frozen now */
+	bool freezer_missing;	  /* frozen_only without a freezer: nothing is reclaimed */
 };
 
 static void view(const struct report_src *r, const struct cfg_policy *p, struct pview *v)
@@ -50,6 +52,8 @@ static void view(const struct report_src *r, const struct cfg_policy *p, struct 
 		v->psi = s->psi_some_avg10;
 		v->skipped = s->skipped_total;
 		v->errors = s->errors_total;
+		v->frozen = s->frozen_cgroups;
+		v->freezer_missing = s->freezer_missing;
 	} else if (p->engine == ENGINE_PADDR && r->paddr) {
 		const struct paddr_policy_stats *s = paddr_policy_stats(r->paddr, p->name);
 		const struct paddr_cgroup_stats *c;
@@ -64,6 +68,8 @@ static void view(const struct report_src *r, const struct cfg_policy *p, struct 
 		v->refaults = s->refaults_total;
 		v->tried = s->tried_bytes_total;
 		v->qt_exceeds = s->qt_exceeds_total;
+		v->frozen = s->frozen_cgroups;
+		v->freezer_missing = s->freezer_missing;
 		v->paused = s->cgroups > 0;
 		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
 			if (strcmp(pol, p->name))
@@ -146,6 +152,11 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 	sbuf_puts(b, ",");
 	json_u64(b, "cgroups", v->cgroups, true);
 	json_u64(b, "processes", v->procs, true);
+	if (v->p->frozen_only) {
+		json_u64(b, "frozen_cgroups", v->frozen, true);
+		sbuf_printf(b, "\"freezer\":\"%s\",",
+			    v->freezer_missing ? "unavailable" : "available");
+	}
 	json_u64(b, "cold_bytes", v->cold, true);
 	json_u64(b, "reclaimed_bytes_total", v->reclaimed, true);
 	json_u64(b, "memcg_drop_bytes_total", v->drop, true);
@@ -444,7 +455,10 @@ void report_status(const struct report_src *r, struct sbuf *b)
 			    !v.running ? "inactive"
 			    : v.paused ? "paused: "
 				       : "active",
-			    v.paused ? v.why : "");
+			    v.paused		? v.why
+			    : v.freezer_missing ? " (frozen_only: no freezer)"
+			    : v.p->frozen_only	? " (frozen_only)"
+						: "");
 	}
 }
 

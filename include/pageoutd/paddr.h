@@ -57,6 +57,8 @@ struct paddr_policy_stats {
 	uint64_t refaults_total;
 	uint64_t last_applied;
 	bool operator_paused;
+	uint64_t frozen_cgroups; /* frozen_only: its cgroups with a scheme frozen now */
+	bool freezer_missing;	 /* frozen_only without a freezer to read: nothing reclaimed */
 };
 
 struct paddr_stats {
@@ -114,6 +116,15 @@ int paddr_set_config(struct paddr *p, const struct cfg *cfg);
 int paddr_pause(struct paddr *p, const char *policy, bool paused);
 /* paddr_cycle: one cycle. Returns 0 or -errno (a DAMON error worth a log line). */
 int paddr_cycle(struct paddr *p);
+/*
+ * paddr_watch: from now on the cgroups of frozen_only policies are watched on inotify fd
+ * (cgrp_watch_new; the caller owns and drains it). paddr_frozen_changed: after events on fd,
+ * read their frozen state again. Returns how many cgroups froze or thawed since it was last
+ * read: their schemes change (pageout while frozen, stat while running) at the next cycle, so
+ * run one soon.
+ */
+void paddr_watch(struct paddr *p, int fd);
+unsigned paddr_frozen_changed(struct paddr *p);
 /* paddr_free: turn the kdamond off and free the engine. */
 void paddr_free(struct paddr *p);
 
