@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,6 +52,7 @@ struct daemon {
 	struct cgrp_root cg;
 	struct loop *loop;
 	int timer;
+	int cgwatch; /* inotify on the cgroup.events of frozen_only cgroups, -1: none */
 	unsigned long cycles;
 	struct damon damon;
 	bool damon_open, damon_owned;
@@ -231,6 +233,7 @@ static int take_damon(struct daemon *d)
 			r = paddr_new(&d->paddr, c, &d->damon, &d->cg);
 			if (r < 0)
 				return r;
+			paddr_watch(d->paddr, d->cgwatch);
 		}
 	}
 	if (!d->vaddr && nr_engine(c, ENGINE_VADDR)) {
@@ -241,7 +244,10 @@ static int take_damon(struct daemon *d)
 			       nr_engine(c, ENGINE_VADDR));
 			return 0;
 		}
-		return vaddr_new(&d->vaddr, c, &d->damon, &d->cg);
+		r = vaddr_new(&d->vaddr, c, &d->damon, &d->cg);
+		if (r == 0)
+			vaddr_watch(d->vaddr, d->cgwatch);
+		return r;
 	}
 	return 0;
 }
@@ -463,6 +469,32 @@ static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
 }
 
 /*
+ * A watched cgroup.events changed. When a frozen_only cgroup froze (or, on paddr, froze or
+ * thawed) the next cycle runs FROZEN_CYCLE_DELAY_US from now, not at its time: a newly frozen
+ * app's cold memory goes at once, and a thawed app's paddr scheme stops at once. The delay
+ * gathers the events of one freeze (every cgroup of a frozen subtree raises its own).
+ */
+#define FROZEN_CYCLE_DELAY_US (100 * USEC_PER_MSEC)
+static int on_cgroup_events(struct loop *l, int fd, uint32_t events, void *data)
+{
+	struct daemon *d = data;
+	unsigned n = 0;
+
+	(void)l;
+	(void)events;
+	cgrp_watch_drain(fd);
+	if (d->vaddr)
+		n += vaddr_frozen_changed(d->vaddr);
+	if (d->paddr)
+		n += paddr_frozen_changed(d->paddr);
+	if (n) {
+		log_debug("%u frozen_only cgroups froze or thawed: a cycle now", n);
+		loop_timer_set(d->timer, FROZEN_CYCLE_DELAY_US, d->cfg->daemon.interval_us);
+	}
+	return 0;
+}
+
+/*
  * The keys a running daemon cannot change: the socket it serves, the DAMON and procfs it
  * holds open and the record of what it owns. A reload keeps their values in force (copied
  * from old into n) and returns how many differed, their names appended to names.
@@ -600,6 +632,18 @@ static int run(struct daemon *d)
 	d->timer = loop_add_timer(d->loop, 0, d->cfg->daemon.interval_us, on_timer, d);
 	if (d->timer < 0)
 		return log_errno(LOG_ERR, d->timer, "cycle timer"), 1;
+	if (d->cg.version == 2) {
+		d->cgwatch = cgrp_watch_new();
+		if (d->cgwatch >= 0 &&
+		    (r = loop_add_fd(d->loop, d->cgwatch, EPOLLIN, on_cgroup_events, d)) < 0) {
+			close(d->cgwatch);
+			d->cgwatch = r;
+		}
+		if (d->cgwatch < 0)
+			log_errno(LOG_WARNING, d->cgwatch,
+				  "cannot watch cgroup.events; frozen_only cgroups are seen frozen "
+				  "at the next cycle");
+	}
 	d->started_us = now_usec();
 	/*
 	 * Keep working under memory pressure: pageoutd's own pages stay resident. Future
@@ -671,7 +715,7 @@ static void warn_unmatched(const struct cfg *cfg)
 int main(int argc, char **argv)
 {
 	struct opts o = { .file = CFG_DEFAULT_FILE, .dir = CFG_DEFAULT_DIR, .log_level = -1 };
-	struct daemon d = { .o = &o, .timer = -1, .watchdog = -1 };
+	struct daemon d = { .o = &o, .timer = -1, .cgwatch = -1, .watchdog = -1 };
 	bool systemd = getenv("NOTIFY_SOCKET") || getenv("INVOCATION_ID");
 	int r;
 
@@ -699,6 +743,8 @@ int main(int argc, char **argv)
 	}
 	r = run(&d);
 	loop_free(d.loop);
+	if (d.cgwatch >= 0)
+		close(d.cgwatch);
 	cfg_free(d.cfg);
 	return r;
 }
