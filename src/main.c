@@ -52,7 +52,8 @@ struct daemon {
 	struct cgrp_root cg;
 	struct loop *loop;
 	int timer;
-	int cgwatch; /* inotify on the cgroup.events of frozen_only cgroups, -1: none */
+	int cgwatch;	/* inotify on the cgroup.events of frozen_only cgroups, -1: none */
+	unsigned quick; /* cycles still to run FROZEN_GAP_US apart after a freeze */
 	unsigned long cycles;
 	struct damon damon;
 	bool damon_open, damon_owned;
@@ -459,22 +460,32 @@ static int inherited_socket(void)
 	return -1;
 }
 
+/*
+ * A watched cgroup.events changed. When a frozen_only cgroup froze (or, on paddr, froze or
+ * thawed) FROZEN_CYCLES cycles run, the first FROZEN_CYCLE_DELAY_US from now and the next
+ * FROZEN_GAP_US apart, before the period resumes: a newly frozen app's cold memory goes at
+ * once, and a thawed app's paddr scheme stops at once. The delay gathers the events of one
+ * freeze (every cgroup of a frozen subtree raises its own); the second cycle is there because
+ * a vaddr snapshot can come back without a target's regions (no news; every other one on
+ * 6.12).
+ */
+#define FROZEN_CYCLE_DELAY_US (100 * USEC_PER_MSEC)
+#define FROZEN_GAP_US (500 * USEC_PER_MSEC)
+#define FROZEN_CYCLES 2
+
 static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
 {
+	struct daemon *d = data;
+
 	(void)l;
 	(void)events;
 	loop_timer_ack(fd);
-	cycle(data);
+	cycle(d);
+	if (d->quick && --d->quick)
+		loop_timer_set(d->timer, FROZEN_GAP_US, d->cfg->daemon.interval_us);
 	return 0;
 }
 
-/*
- * A watched cgroup.events changed. When a frozen_only cgroup froze (or, on paddr, froze or
- * thawed) the next cycle runs FROZEN_CYCLE_DELAY_US from now, not at its time: a newly frozen
- * app's cold memory goes at once, and a thawed app's paddr scheme stops at once. The delay
- * gathers the events of one freeze (every cgroup of a frozen subtree raises its own).
- */
-#define FROZEN_CYCLE_DELAY_US (100 * USEC_PER_MSEC)
 static int on_cgroup_events(struct loop *l, int fd, uint32_t events, void *data)
 {
 	struct daemon *d = data;
@@ -488,7 +499,8 @@ static int on_cgroup_events(struct loop *l, int fd, uint32_t events, void *data)
 	if (d->paddr)
 		n += paddr_frozen_changed(d->paddr);
 	if (n) {
-		log_debug("%u frozen_only cgroups froze or thawed: a cycle now", n);
+		log_info("%u frozen_only cgroups froze or thawed: cycles now", n);
+		d->quick = FROZEN_CYCLES;
 		loop_timer_set(d->timer, FROZEN_CYCLE_DELAY_US, d->cfg->daemon.interval_us);
 	}
 	return 0;
