@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <libcgroup.h>
 
@@ -117,6 +119,10 @@ int cgrp_init(struct cgrp_root *ret)
 	free(mnt);
 	snprintf(probe, sizeof(probe), "%s/cgroup.controllers", ret->mount);
 	ret->version = stat(probe, &st) == 0 ? 2 : 1;
+	if (ret->version == 1 && cgroup_get_subsys_mount_point("freezer", &mnt) == 0) {
+		str_copy(ret->freezer, sizeof(ret->freezer), mnt);
+		free(mnt);
+	}
 	return 0;
 }
 
@@ -410,19 +416,102 @@ int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret)
 	return parse_u64(str_strip(buf), ret);
 }
 
+int cgrp_frozen_parse(int version, const char *buf, size_t len)
+{
+	char tmp[256];
+	const char *f;
+
+	if (len >= sizeof(tmp))
+		len = sizeof(tmp) - 1;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	if (version == 1) {
+		const char *t = str_strip(tmp);
+
+		if (!strcmp(t, "FROZEN"))
+			return 1;
+		return !strcmp(t, "THAWED") || !strcmp(t, "FREEZING") ? 0 : -EINVAL;
+	}
+	for (f = tmp; (f = strstr(f, "frozen ")); f++)
+		if (f == tmp || f[-1] == '\n')
+			return f[7] == '1';
+	return -EOPNOTSUPP;
+}
+
+/* v1: freezer.state of path in the freezer hierarchy, or of its nearest ancestor there. */
+static int frozen_v1(const struct cgrp_root *root, const char *path)
+{
+	char p[PATH_MAX], full[PATH_MAX * 2 + 16], buf[32];
+	ssize_t n;
+	char *slash;
+
+	if (!root->freezer[0])
+		return -EOPNOTSUPP;
+	str_copy(p, sizeof(p), path);
+	for (;;) {
+		/* the root of a v1 hierarchy has no freezer.state: it is never frozen */
+		if (!p[0] || !strcmp(p, "/"))
+			return 0;
+		snprintf(full, sizeof(full), "%s%s/freezer.state", root->freezer, p);
+		n = read_file_at(AT_FDCWD, full, buf, sizeof(buf));
+		if (n >= 0)
+			return cgrp_frozen_parse(1, buf, (size_t)n);
+		if (n != -ENOENT && n != -ENODEV)
+			return (int)n;
+		slash = strrchr(p, '/');
+		*slash = '\0';
+	}
+}
+
 int cgrp_frozen(const struct cgrp_root *root, const char *path)
 {
 	char buf[256];
-	const char *f;
 	int r;
 
 	if (root->version == 1)
-		return -EOPNOTSUPP;
+		return frozen_v1(root, path);
 	r = read_value(root, path, "cgroup.events", buf, sizeof(buf));
 	if (r < 0)
 		return r;
-	f = strstr(buf, "frozen ");
-	return f && f[7] == '1';
+	return cgrp_frozen_parse(2, buf, (size_t)r);
+}
+
+int cgrp_watch_new(void)
+{
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int cgrp_watch_add(const struct cgrp_root *root, int fd, const char *path)
+{
+	char full[PATH_MAX * 2 + 16];
+
+	if (root->version == 1)
+		return -EOPNOTSUPP;
+	snprintf(full, sizeof(full), "%s%s/cgroup.events", root->mount, path);
+	return inotify_add_watch(fd, full, IN_MODIFY) < 0 ? -errno : 0;
+}
+
+int cgrp_watch_drain(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int n = 0;
+
+	for (;;) {
+		ssize_t len = read(fd, buf, sizeof(buf));
+
+		if (len < 0)
+			return errno == EAGAIN ? n : -errno;
+		if (len == 0)
+			return n;
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			n++;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
 }
 
 int cgrp_of_pid(pid_t pid, char *buf, size_t len)

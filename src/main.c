@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,6 +52,8 @@ struct daemon {
 	struct cgrp_root cg;
 	struct loop *loop;
 	int timer;
+	int cgwatch;	/* inotify on the cgroup.events of frozen_only cgroups, -1: none */
+	unsigned quick; /* cycles still to run FROZEN_GAP_US apart after a freeze */
 	unsigned long cycles;
 	struct damon damon;
 	bool damon_open, damon_owned;
@@ -250,24 +253,32 @@ static int take_damon(struct daemon *d)
 	for (int e = ENGINE_VADDR; e <= ENGINE_PADDR; e++)
 		if (!nr_engine(c, (enum cfg_engine)e)) /* a reload removed its policies */
 			log_cond_clear(&d->no_ops[e]);
-	if (!d->paddr && nr_engine(c, ENGINE_PADDR) && !d->damon.feat.ops_paddr)
+	if (!d->paddr && nr_engine(c, ENGINE_PADDR) && !d->damon.feat.ops_paddr) {
 		log_cond_set(&d->no_ops[ENGINE_PADDR], LOG_ERR,
 			     "DAMON here has no paddr operations (CONFIG_DAMON_PADDR): the paddr "
 			     "policies are inactive");
-	else if (!d->paddr && nr_engine(c, ENGINE_PADDR) &&
-		 (r = paddr_new(&d->paddr, c, &d->damon, &d->cg)) < 0)
-		return log_cond_set(&d->damon_cond, LOG_ERR, "starting the paddr engine (%s): %s",
-				    c->daemon.proc_root, strerror(-r)),
-		       r;
-	if (!d->vaddr && nr_engine(c, ENGINE_VADDR) && !d->damon.feat.ops_vaddr)
+	} else if (!d->paddr && nr_engine(c, ENGINE_PADDR)) {
+		r = paddr_new(&d->paddr, c, &d->damon, &d->cg);
+		if (r < 0)
+			return log_cond_set(&d->damon_cond, LOG_ERR,
+					    "starting the paddr engine (%s): %s",
+					    c->daemon.proc_root, strerror(-r)),
+			       r;
+		paddr_watch(d->paddr, d->cgwatch);
+	}
+	if (!d->vaddr && nr_engine(c, ENGINE_VADDR) && !d->damon.feat.ops_vaddr) {
 		log_cond_set(&d->no_ops[ENGINE_VADDR], LOG_ERR,
 			     "DAMON here has no vaddr operations (CONFIG_DAMON_VADDR): the vaddr "
 			     "policies are inactive");
-	else if (!d->vaddr && nr_engine(c, ENGINE_VADDR) &&
-		 (r = vaddr_new(&d->vaddr, c, &d->damon, &d->cg)) < 0)
-		return log_cond_set(&d->damon_cond, LOG_ERR, "starting the vaddr engine (%s): %s",
-				    c->daemon.proc_root, strerror(-r)),
-		       r;
+	} else if (!d->vaddr && nr_engine(c, ENGINE_VADDR)) {
+		r = vaddr_new(&d->vaddr, c, &d->damon, &d->cg);
+		if (r < 0)
+			return log_cond_set(&d->damon_cond, LOG_ERR,
+					    "starting the vaddr engine (%s): %s",
+					    c->daemon.proc_root, strerror(-r)),
+			       r;
+		vaddr_watch(d->vaddr, d->cgwatch);
+	}
 	log_cond_clear(&d->damon_cond);
 	return 0;
 }
@@ -479,12 +490,49 @@ static int inherited_socket(void)
 	return -1;
 }
 
+/*
+ * A watched cgroup.events changed. When a frozen_only cgroup froze (or, on paddr, froze or
+ * thawed) FROZEN_CYCLES cycles run, the first FROZEN_CYCLE_DELAY_US from now and the next
+ * FROZEN_GAP_US apart, before the period resumes: a newly frozen app's cold memory goes at
+ * once, and a thawed app's paddr scheme stops at once. The delay gathers the events of one
+ * freeze (every cgroup of a frozen subtree raises its own); the second cycle is there because
+ * a vaddr snapshot can come back without a target's regions (no news; every other one on
+ * 6.12).
+ */
+#define FROZEN_CYCLE_DELAY_US (100 * USEC_PER_MSEC)
+#define FROZEN_GAP_US (500 * USEC_PER_MSEC)
+#define FROZEN_CYCLES 2
+
 static int on_timer(struct loop *l, int fd, uint32_t events, void *data)
 {
+	struct daemon *d = data;
+
 	(void)l;
 	(void)events;
 	loop_timer_ack(fd);
-	cycle(data);
+	cycle(d);
+	if (d->quick && --d->quick)
+		loop_timer_set(d->timer, FROZEN_GAP_US, d->cfg->daemon.interval_us);
+	return 0;
+}
+
+static int on_cgroup_events(struct loop *l, int fd, uint32_t events, void *data)
+{
+	struct daemon *d = data;
+	unsigned n = 0;
+
+	(void)l;
+	(void)events;
+	cgrp_watch_drain(fd);
+	if (d->vaddr)
+		n += vaddr_frozen_changed(d->vaddr);
+	if (d->paddr)
+		n += paddr_frozen_changed(d->paddr);
+	if (n) {
+		log_info("%u frozen_only cgroups froze or thawed: cycles now", n);
+		d->quick = FROZEN_CYCLES;
+		loop_timer_set(d->timer, FROZEN_CYCLE_DELAY_US, d->cfg->daemon.interval_us);
+	}
 	return 0;
 }
 
@@ -626,6 +674,18 @@ static int run(struct daemon *d)
 	d->timer = loop_add_timer(d->loop, 0, d->cfg->daemon.interval_us, on_timer, d);
 	if (d->timer < 0)
 		return log_errno(LOG_ERR, d->timer, "cycle timer"), 1;
+	if (d->cg.version == 2) {
+		d->cgwatch = cgrp_watch_new();
+		if (d->cgwatch >= 0 &&
+		    (r = loop_add_fd(d->loop, d->cgwatch, EPOLLIN, on_cgroup_events, d)) < 0) {
+			close(d->cgwatch);
+			d->cgwatch = r;
+		}
+		if (d->cgwatch < 0)
+			log_errno(LOG_WARNING, d->cgwatch,
+				  "cannot watch cgroup.events; frozen_only cgroups are seen frozen "
+				  "at the next cycle");
+	}
 	d->started_us = now_usec();
 	/*
 	 * Keep working under memory pressure: pageoutd's own pages stay resident. Future
@@ -697,7 +757,7 @@ static void warn_unmatched(const struct cfg *cfg)
 int main(int argc, char **argv)
 {
 	struct opts o = { .file = CFG_DEFAULT_FILE, .dir = CFG_DEFAULT_DIR, .log_level = -1 };
-	struct daemon d = { .o = &o, .timer = -1, .watchdog = -1 };
+	struct daemon d = { .o = &o, .timer = -1, .cgwatch = -1, .watchdog = -1 };
 	bool systemd = getenv("NOTIFY_SOCKET") || getenv("INVOCATION_ID");
 	int r;
 
@@ -725,6 +785,8 @@ int main(int argc, char **argv)
 	}
 	r = run(&d);
 	loop_free(d.loop);
+	if (d.cgwatch >= 0)
+		close(d.cgwatch);
 	cfg_free(d.cfg);
 	return r;
 }

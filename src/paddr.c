@@ -32,6 +32,7 @@ struct pcg {
 	bool seen;	       /* still wanted this cycle */
 	bool committed_paused; /* the kernel has it as a stat scheme */
 	bool was_paused;
+	int frozen; /* frozen_only: cgrp_frozen as last read */
 	uint64_t last_resident, last_refaults;
 	bool have_resident, have_refaults;
 	struct paddr_cgroup_stats s;
@@ -42,6 +43,7 @@ struct ppolicy {
 	const struct cfg_policy *cfg;
 	bool active;
 	bool operator_paused;
+	bool freezer_warned;
 	unsigned nsch;
 	struct paddr_policy_stats s;
 	struct log_cond refused_cond; /* more cgroups than schemes */
@@ -63,6 +65,7 @@ struct paddr {
 	struct ppolicy *pol;
 	size_t npol;
 	bool running, dirty;
+	int watchfd; /* inotify fd the frozen_only cgroups are watched on, -1: none */
 	struct paddr_stats s;
 	char self_cg[PATH_MAX]; /* pageoutd's own memory cgroup: never given a scheme */
 };
@@ -293,6 +296,7 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	p->d = d;
 	p->cg = cg;
 	p->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	p->watchfd = -1;
 	p->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->procfd < 0) {
 		r = -errno;
@@ -503,7 +507,6 @@ static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_inpu
 	struct cgrp_memstat ms;
 	struct cgrp_psi psi;
 	uint64_t cur;
-	int f;
 
 	*in = *sys;
 	in->refaults_known = false;
@@ -535,9 +538,11 @@ static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_inpu
 	}
 	if (cgrp_current(p->cg, c->path, &cur) == 0)
 		in->memory_bytes = cur;
-	f = cgrp_frozen(p->cg, c->path);
-	in->frozen_known = f >= 0;
-	in->all_frozen = f == 1;
+	if (p->pol[c->policy].cfg->frozen_only) {
+		c->frozen = cgrp_frozen(p->cg, c->path);
+		if (p->watchfd >= 0)
+			cgrp_watch_add(p->cg, p->watchfd, c->path);
+	}
 }
 
 unsigned paddr_walk_scale(uint64_t ram_bytes, uint64_t resident)
@@ -561,6 +566,11 @@ static void decide(struct paddr *p, struct pcg *c)
 	eff.quota_interval_us = 0;
 	c->st.operator_paused = pp->operator_paused;
 	policy_decide(&eff, &c->in, &c->st);
+	if (!c->st.paused && policy_cgroup_gate(pp->cfg, c->frozen) != SKIP_MAX) {
+		/* frozen_only: this cgroup's scheme only counts while it runs */
+		c->st.paused = true;
+		c->st.paused_why = SKIP_NOT_FROZEN;
+	}
 	scale = c->st.quota_scale;
 	if (!p->s.goals && c->in.psi_known && pp->cfg->pressure_limit && !c->st.paused) {
 		/* no goal metrics: pageoutd shrinks the quota as PSI nears the limit */
@@ -823,6 +833,43 @@ fail:
 	return n;
 }
 
+/* Say once per policy that frozen_only has no freezer to read. */
+static void warn_freezer(struct paddr *p)
+{
+	for (size_t pi = 0; pi < p->npol; pi++) {
+		struct ppolicy *pp = &p->pol[pi];
+
+		if (pp->s.freezer_missing && !pp->freezer_warned)
+			log_warn("paddr: policy %s: frozen_only, but no cgroup freezer to read "
+				 "(cgroup v1 without a freezer hierarchy mounted): none of its "
+				 "cgroups is reclaimed",
+				 pp->name);
+		pp->freezer_warned = pp->s.freezer_missing;
+	}
+}
+
+void paddr_watch(struct paddr *p, int fd)
+{
+	p->watchfd = fd;
+}
+
+unsigned paddr_frozen_changed(struct paddr *p)
+{
+	unsigned changed = 0;
+
+	for (size_t i = 0; i < p->nc; i++) {
+		struct pcg *c = &p->c[i];
+		int f;
+
+		if (!p->pol[c->policy].cfg->frozen_only)
+			continue;
+		f = cgrp_frozen(p->cg, c->path);
+		changed += (f == 1) != (c->frozen == 1);
+		c->frozen = f;
+	}
+	return changed;
+}
+
 int paddr_cycle(struct paddr *p)
 {
 	struct policy_input sys = { 0 };
@@ -843,9 +890,12 @@ int paddr_cycle(struct paddr *p)
 	if (read_file_alloc_at(p->procfd, "meminfo", &buf) >= 0)
 		policy_parse_meminfo(buf, &sys);
 	free(buf);
-	for (size_t pi = 0; pi < p->npol; pi++)
+	for (size_t pi = 0; pi < p->npol; pi++) {
 		if (p->pol[pi].active)
 			p->pol[pi].s.cycles++;
+		p->pol[pi].s.frozen_cgroups = 0;
+		p->pol[pi].s.freezer_missing = false;
+	}
 	for (size_t i = 0; i < p->nc; i++) {
 		struct pcg *c = &p->c[i];
 		struct damon_scheme before = c->want;
@@ -854,7 +904,10 @@ int paddr_cycle(struct paddr *p)
 		decide(p, c);
 		if (memcmp(&before, &c->want, sizeof(before)))
 			p->dirty = true;
+		p->pol[c->policy].s.frozen_cgroups += c->frozen == 1;
+		p->pol[c->policy].s.freezer_missing |= c->frozen == -EOPNOTSUPP;
 	}
+	warn_freezer(p);
 	if (p->running && damon_running(p->d, DAMON_SLOT_PADDR) == 0) {
 		log_rl(LOG_WARNING, "paddr: the kdamond is off (someone turned it off); "
 				    "restarting it");

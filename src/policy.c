@@ -122,14 +122,16 @@ void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
 		   (double)in->mem_free / (double)in->mem_total * PPM_ONE >= p->min_free) {
 		s->paused = true;
 		s->paused_why = SKIP_FREE_MEMORY;
-	} else if (p->frozen_only && (!in->frozen_known || !in->all_frozen)) {
-		s->paused = true;
-		s->paused_why = SKIP_NOT_FROZEN;
 	}
 	/* anonymous pageout needs free swap: without it the kernel puts the folios back */
 	if (!in->swap_total ||
 	    (double)in->swap_free / (double)in->swap_total * PPM_ONE < p->swap_reserve)
 		s->anon_allowed = false;
+}
+
+enum skip_reason policy_cgroup_gate(const struct cfg_policy *p, int frozen)
+{
+	return p->frozen_only && frozen != 1 ? SKIP_NOT_FROZEN : SKIP_MAX;
 }
 
 void policy_consume(struct policy_state *s, uint64_t bytes)

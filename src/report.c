@@ -28,6 +28,8 @@ struct pview {
 	const uint64_t *skipped;  /* SKIP_MAX, vaddr */
 	const uint64_t *errors;	  /* MADV_ERR_MAX, vaddr */
 	const uint64_t *failures; /* FAIL_MAX, NULL when the engine is not running */
+	uint64_t frozen;	  /* frozen_only: cgroups frozen now */
+	bool freezer_missing;	  /* frozen_only without a freezer: nothing is reclaimed */
 };
 
 const char *report_state_name(enum report_state s)
@@ -79,6 +81,8 @@ static void view_vaddr(const struct report_src *r, struct pview *v)
 	v->skipped = s->skipped_total;
 	v->errors = s->errors_total;
 	v->failures = s->failures_total;
+	v->frozen = s->frozen_cgroups;
+	v->freezer_missing = s->freezer_missing;
 	v->reason = vaddr_error(r->vaddr);
 }
 
@@ -226,6 +230,11 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 	sbuf_puts(b, ",");
 	json_u64(b, "cgroups", v->cgroups, true);
 	json_u64(b, "processes", v->procs, true);
+	if (v->p->frozen_only) {
+		json_u64(b, "frozen_cgroups", v->frozen, true);
+		sbuf_printf(b, "\"freezer\":\"%s\",",
+			    v->freezer_missing ? "unavailable" : "available");
+	}
 	json_u64(b, "cold_bytes", v->cold, true);
 	json_u64(b, "reclaimed_bytes_total", v->reclaimed, true);
 	json_u64(b, "memcg_drop_bytes_total", v->drop, true);
@@ -584,11 +593,14 @@ void report_status(const struct report_src *r, struct sbuf *b)
 			fmt_size(cold, sizeof(cold), v.cold);
 		else
 			snprintf(cold, sizeof(cold), "-");
-		sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s%s%s\n", v.p->name,
+		sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s%s%s%s\n", v.p->name,
 			    cfg_engine_name(v.p->engine), cgs, procs, cold,
 			    fmt_size(d, sizeof(d), v.reclaimed), fmt_size(e, sizeof(e), v.drop),
 			    ref, psi, report_state_name(v.state), v.reason[0] ? ": " : "",
-			    v.reason);
+			    v.reason,
+			    v.freezer_missing	? " (frozen_only: no freezer)"
+			    : v.p->frozen_only ? " (frozen_only)"
+					       : "");
 	}
 }
 

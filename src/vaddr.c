@@ -372,6 +372,7 @@ struct vtarget {
 	pid_t pid;
 	int pidfd, procfd;
 	unsigned policy;
+	size_t cgroup;	   /* the policy's matched cgroup (index in cgroups) it came from */
 	uint64_t since_us; /* monitored at its current DAMON index since */
 	bool dead;
 	struct vrange_list prev;    /* candidates of the previous snapshot */
@@ -395,6 +396,8 @@ struct vpolicy {
 	struct vaddr_policy_stats s;
 	struct policy_input in;
 	struct cgrp_list cgroups;
+	int *frozen; /* cgrp_frozen of each of cgroups (1 without frozen_only) */
+	bool freezer_warned;
 	uint64_t resident; /* anon + file of its cgroups when this cycle's inputs were read */
 	bool active;	   /* in the current config */
 };
@@ -420,9 +423,10 @@ struct vaddr {
 	struct vskip *skip;
 	size_t nskip;
 	bool running, dirty;
-	struct log_cond damon_cond;	  /* the context cannot be written or started */
-	struct log_cond read_cond;	  /* snapshots cannot be read */
-	unsigned seed_refused;		  /* EINVAL answers to writes with seeded regions */
+	struct log_cond damon_cond; /* the context cannot be written or started */
+	struct log_cond read_cond;  /* snapshots cannot be read */
+	int watchfd;		    /* inotify fd the frozen_only cgroups are watched on, -1: none */
+	unsigned seed_refused;	    /* EINVAL answers to writes with seeded regions */
 	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
 	struct vaddr_stats s;
@@ -530,6 +534,7 @@ int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 		return -ENOMEM;
 	v->d = d;
 	v->cg = cg;
+	v->watchfd = -1;
 	v->self = getpid();
 	v->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	v->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -589,8 +594,10 @@ void vaddr_free(struct vaddr *v)
 		target_close(&v->t[i]);
 	for (size_t i = 0; i < v->nskip; i++)
 		close(v->skip[i].pidfd);
-	for (size_t i = 0; i < v->npol; i++)
+	for (size_t i = 0; i < v->npol; i++) {
 		cgrp_list_fini(&v->pol[i].cgroups);
+		free(v->pol[i].frozen);
+	}
 	free(v->skip);
 	free(v->t);
 	free(v->pol);
@@ -636,7 +643,7 @@ static void skip_pid(struct vaddr *v, pid_t pid, int pidfd)
  * register: pidfd first, then the /proc/PID directory, then check the pidfd's process is
  * still alive: the directory was then opened while the pid was still that process's.
  */
-static int target_add(struct vaddr *v, pid_t pid, unsigned policy)
+static int target_add(struct vaddr *v, pid_t pid, unsigned policy, size_t cgroup)
 {
 	char name[32], stat[1024] = "";
 	int pidfd, procfd, r;
@@ -697,6 +704,7 @@ static int target_add(struct vaddr *v, pid_t pid, unsigned policy)
 	t->pidfd = pidfd;
 	t->procfd = procfd;
 	t->policy = policy;
+	t->cgroup = cgroup;
 	t->since_us = now_usec();
 	v->dirty = true;
 	log_debug("vaddr: policy %s: target pid %d", v->pol[policy].name, (int)pid);
@@ -731,64 +739,114 @@ static void targets_compact(struct vaddr *v)
 	}
 }
 
+/* A process of a matched cgroup: its policy and the cgroup (index in the policy's list). */
+struct vpid {
+	pid_t pid;
+	unsigned policy;
+	size_t cgroup;
+};
+
+/*
+ * The frozen state of each of vp's matched cgroups into vp->frozen (1 for every cgroup without
+ * frozen_only), watching their cgroup.events when a watch fd is set. Returns how many became
+ * frozen since the last read at the same index.
+ */
+static unsigned read_frozen(struct vaddr *v, struct vpolicy *vp, size_t old_nr)
+{
+	unsigned newly = 0, frozen = 0;
+	bool missing = false;
+
+	for (size_t c = 0; c < vp->cgroups.nr; c++) {
+		int f = 1;
+
+		if (vp->cfg->frozen_only) {
+			f = cgrp_frozen(v->cg, vp->cgroups.paths[c]);
+			missing |= f == -EOPNOTSUPP;
+			if (v->watchfd >= 0)
+				cgrp_watch_add(v->cg, v->watchfd, vp->cgroups.paths[c]);
+		}
+		newly += f == 1 && c < old_nr && vp->frozen[c] != 1;
+		frozen += f == 1;
+		vp->frozen[c] = f;
+	}
+	vp->s.frozen_cgroups = vp->cfg->frozen_only ? frozen : 0;
+	vp->s.freezer_missing = missing;
+	if (missing && !vp->freezer_warned)
+		log_warn("vaddr: policy %s: frozen_only, but no cgroup freezer to read (cgroup v1 "
+			 "without a freezer hierarchy mounted): none of its cgroups is reclaimed",
+			 vp->name);
+	vp->freezer_warned = missing;
+	return newly;
+}
+
+/* Append the processes of every cgroup policy pi matches now to *all. Returns 0 or -ENOMEM. */
+static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *nall)
+{
+	struct vpolicy *vp = &v->pol[pi];
+	size_t old_nr = vp->cgroups.nr;
+	int *fr;
+
+	cgrp_list_fini(&vp->cgroups);
+	if (!vp->active ||
+	    cgrp_expand(v->cg, vp->cfg->cgroup, vp->cfg->cgroup_is_glob, &vp->cgroups) < 0)
+		return 0;
+	vp->s.cgroups = vp->cgroups.nr;
+	fr = reallocarray(vp->frozen, vp->cgroups.nr + 1, sizeof(*fr));
+	if (!fr) {
+		cgrp_list_fini(&vp->cgroups); /* its targets are dropped, not left ungated */
+		return -ENOMEM;
+	}
+	vp->frozen = fr;
+	/* a new list: states at the same index are of other cgroups only when it changed */
+	read_frozen(v, vp, old_nr == vp->cgroups.nr ? old_nr : 0);
+	for (size_t c = 0; c < vp->cgroups.nr; c++) {
+		pid_t *pids = NULL;
+		int n = cgrp_pids(v->cg, vp->cgroups.paths[c], true, &pids);
+		struct vpid *na = n > 0 ? reallocarray(*all, *nall + (size_t)n, sizeof(*na)) : NULL;
+
+		if (na)
+			*all = na;
+		for (int k = 0; na && k < n; k++)
+			(*all)[(*nall)++] = (struct vpid){ pids[k], pi, c };
+		free(pids);
+	}
+	return 0;
+}
+
 /* The pids each policy matches now; targets added, and removed when gone or moved out. */
 static void sync_targets(struct vaddr *v)
 {
-	pid_t *all = NULL;
-	unsigned *owner = NULL;
+	struct vpid *all = NULL;
 	size_t nall = 0;
 
 	for (size_t i = 0; i < v->nt; i++)
 		if (madv_pidfd_alive(v->t[i].pidfd) < 0)
 			v->t[i].dead = true;
-	for (size_t pi = 0; pi < v->npol; pi++) {
-		struct vpolicy *vp = &v->pol[pi];
-
-		cgrp_list_fini(&vp->cgroups);
-		if (!vp->active)
-			continue;
-		if (cgrp_expand(v->cg, vp->cfg->cgroup, vp->cfg->cgroup_is_glob, &vp->cgroups) < 0)
-			continue;
-		vp->s.cgroups = vp->cgroups.nr;
-		for (size_t c = 0; c < vp->cgroups.nr; c++) {
-			pid_t *pids = NULL;
-			int n = cgrp_pids(v->cg, vp->cgroups.paths[c], true, &pids);
-
-			pid_t *na = n > 0 ? reallocarray(all, nall + (size_t)n, sizeof(*na)) : NULL;
-			unsigned *no =
-				n > 0 ? reallocarray(owner, nall + (size_t)n, sizeof(*no)) : NULL;
-
-			if (na)
-				all = na;
-			if (no)
-				owner = no;
-			for (int k = 0; na && no && k < n; k++) {
-				all[nall] = pids[k];
-				owner[nall++] = (unsigned)pi;
-			}
-			free(pids);
-		}
-	}
+	for (size_t pi = 0; pi < v->npol; pi++)
+		policy_pids(v, (unsigned)pi, &all, &nall);
 	/* a target whose process left every matched cgroup is dropped */
 	for (size_t i = 0; i < v->nt; i++) {
 		bool found = false;
 
-		for (size_t k = 0; k < nall && !found; k++)
-			found = all[k] == v->t[i].pid && owner[k] == v->t[i].policy;
+		for (size_t k = 0; k < nall && !found; k++) {
+			found = all[k].pid == v->t[i].pid && all[k].policy == v->t[i].policy;
+			if (found)
+				v->t[i].cgroup = all[k].cgroup; /* the first that lists it */
+		}
 		if (!found)
 			v->t[i].dead = true;
 	}
 	targets_compact(v);
 	for (size_t k = 0; k < nall; k++) {
-		bool known = all[k] == v->self || is_skipped(v, all[k]);
+		bool known = all[k].pid == v->self || is_skipped(v, all[k].pid);
 
 		for (size_t i = 0; i < v->nt && !known; i++)
-			known = v->t[i].pid == all[k];
+			known = v->t[i].pid == all[k].pid;
 		/* the first policy that matches a process owns it */
 		for (size_t j = 0; j < k && !known; j++)
-			known = all[j] == all[k];
+			known = all[j].pid == all[k].pid;
 		if (!known)
-			target_add(v, all[k], owner[k]);
+			target_add(v, all[k].pid, all[k].policy, all[k].cgroup);
 	}
 	for (size_t pi = 0; pi < v->npol; pi++)
 		v->pol[pi].s.procs = 0;
@@ -796,7 +854,21 @@ static void sync_targets(struct vaddr *v)
 		v->pol[v->t[i].policy].s.procs++;
 	v->s.targets = v->nt;
 	free(all);
-	free(owner);
+}
+
+void vaddr_watch(struct vaddr *v, int fd)
+{
+	v->watchfd = fd;
+}
+
+unsigned vaddr_frozen_changed(struct vaddr *v)
+{
+	unsigned newly = 0;
+
+	for (size_t pi = 0; pi < v->npol; pi++)
+		if (v->pol[pi].active && v->pol[pi].cfg->frozen_only)
+			newly += read_frozen(v, &v->pol[pi], v->pol[pi].cgroups.nr);
+	return newly;
 }
 
 /*
@@ -947,7 +1019,6 @@ static int sync_damon(struct vaddr *v)
 static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy_input *sys)
 {
 	struct policy_input *in = &vp->in;
-	bool any_frozen_unknown = false, all_frozen = true;
 
 	*in = *sys;
 	in->refaults_known = false;
@@ -957,7 +1028,6 @@ static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy
 		struct cgrp_memstat ms;
 		struct cgrp_psi psi;
 		uint64_t cur;
-		int f;
 
 		if (cgrp_memstat(v->cg, cg, &ms) == 0) {
 			vp->resident += ms.anon + ms.file;
@@ -975,14 +1045,8 @@ static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy
 		}
 		if (cgrp_current(v->cg, cg, &cur) == 0)
 			in->memory_bytes += cur;
-		f = cgrp_frozen(v->cg, cg);
-		if (f < 0)
-			any_frozen_unknown = true;
-		else if (f == 0)
-			all_frozen = false;
 	}
-	in->frozen_known = !any_frozen_unknown && vp->cgroups.nr;
-	in->all_frozen = all_frozen;
+	read_frozen(v, vp, vp->cgroups.nr);
 }
 
 static uint64_t memcg_resident(const struct vaddr *v, const struct vpolicy *vp)
@@ -1193,6 +1257,26 @@ static int push_work(struct vwork **w, size_t *nw, size_t *cap, size_t target,
 	return 0;
 }
 
+/* The frozen_only gate of target t's cgroup (policy_cgroup_gate), as last read. */
+static enum skip_reason target_gate(const struct vpolicy *vp, const struct vtarget *t)
+{
+	return policy_cgroup_gate(vp->cfg,
+				  t->cgroup < vp->cgroups.nr ? vp->frozen[t->cgroup] : -ENOENT);
+}
+
+/*
+ * Whether target t's cgroup may no longer be reclaimed, read again right before its advice:
+ * a thaw seen then stops it (its process runs again and may touch any of it).
+ */
+static bool target_thawed(const struct vaddr *v, struct vpolicy *vp, const struct vtarget *t)
+{
+	if (!vp->cfg->frozen_only)
+		return false;
+	if (t->cgroup < vp->cgroups.nr)
+		vp->frozen[t->cgroup] = cgrp_frozen(v->cg, vp->cgroups.paths[t->cgroup]);
+	return target_gate(vp, t) != SKIP_MAX;
+}
+
 /* Apply the chosen work of one policy, target by target, and record what it did. */
 static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t nw)
 {
@@ -1212,6 +1296,12 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 		while (j < nw && w[j].target == w[i].target)
 			j++;
 		n = j - i;
+		if (target_thawed(v, vp, t)) {
+			for (size_t k = i; k < j; k++)
+				vp->s.skipped_total[SKIP_NOT_FROZEN] += w[k].r.end - w[k].r.start;
+			i = j;
+			continue;
+		}
 		mr = calloc(n, sizeof(*mr));
 		if (!mr)
 			break;
@@ -1405,6 +1495,9 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			/* settled, yet something to advise (cannot be): never on maps read before */
 			if (kept && clipped.nr)
 				t->vmas_us = 0;
+			else if (target_gate(vp, t) != SKIP_MAX)
+				/* its books are kept: the cold set goes as soon as it is frozen */
+				vp->s.skipped_total[SKIP_NOT_FROZEN] += vrange_bytes(&clipped);
 			else
 				for (size_t k = 0; k < clipped.nr; k++)
 					push_work(&w, &nw, &cap, i, &clipped.r[k]);

@@ -20,6 +20,8 @@
 struct cgrp_root {
 	int version;	      /* 1 or 2 */
 	char mount[PATH_MAX]; /* where the memory hierarchy is mounted */
+	/* v1: where the freezer hierarchy is mounted (may equal mount), "" when it is not */
+	char freezer[PATH_MAX];
 };
 
 struct cgrp_list {
@@ -66,8 +68,32 @@ int cgrp_pressure(const struct cgrp_root *root, const char *path, struct cgrp_ps
 int cgrp_psi_parse(const char *buf, size_t len, struct cgrp_psi *ret);
 /* cgrp_current: memory.current (v2) or memory.usage_in_bytes (v1), bytes. */
 int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret);
-/* cgrp_frozen: 1 frozen, 0 not, -EOPNOTSUPP on v1, -ENOENT if gone. */
+/*
+ * cgrp_frozen: whether path (or an ancestor) is frozen: 1 frozen, 0 not, -EOPNOTSUPP when no
+ * freezer is available (v1 without a freezer hierarchy, v2 before Linux 5.2), -ENOENT if gone.
+ * v2 reads cgroup.events `frozen`, which the kernel sets on every descendant of a frozen cgroup
+ * once its tasks stopped [kernel/cgroup/freezer.c cgroup_freeze]. v1 reads freezer.state of the
+ * same path in the freezer hierarchy, or of its nearest ancestor there (FROZEN also covers a
+ * frozen parent [kernel/cgroup/legacy_freezer.c]); its root cannot be frozen.
+ */
 int cgrp_frozen(const struct cgrp_root *root, const char *path);
+/*
+ * cgrp_frozen_parse: the frozen state in (buf, len): cgroup.events text for version 2 (1, 0,
+ * -EOPNOTSUPP without a `frozen` key), freezer.state text for 1 (1 for FROZEN, 0 for THAWED or
+ * FREEZING, -EINVAL otherwise).
+ */
+int cgrp_frozen_parse(int version, const char *buf, size_t len);
+/*
+ * Change notification of the frozen state: cgroup.events (v2) raises a modify event when its
+ * values change [Documentation/admin-guide/cgroup-v2.rst]; v1's freezer.state raises none.
+ * cgrp_watch_new: a non-blocking inotify fd (caller closes) or -errno. cgrp_watch_add: watch
+ * path's cgroup.events (adding it again is harmless; a removed cgroup drops its watch).
+ * Returns 0, -EOPNOTSUPP on v1, or -errno. cgrp_watch_drain: read every pending event; returns
+ * how many, or -errno.
+ */
+int cgrp_watch_new(void);
+int cgrp_watch_add(const struct cgrp_root *root, int fd, const char *path);
+int cgrp_watch_drain(int fd);
 /* cgrp_of_pid: the memory cgroup path of pid into buf. Returns 0 or -errno. */
 int cgrp_of_pid(pid_t pid, char *buf, size_t len);
 

@@ -58,6 +58,8 @@ struct paddr_policy_stats {
 	uint64_t last_applied;
 	uint64_t failures_total[FAIL_MAX]; /* cycles the policy's work failed, by kind */
 	bool operator_paused;
+	uint64_t frozen_cgroups; /* frozen_only: its cgroups with a scheme frozen now */
+	bool freezer_missing;	 /* frozen_only without a freezer to read: nothing reclaimed */
 };
 
 struct paddr_stats {
@@ -122,6 +124,15 @@ int paddr_pause(struct paddr *p, const char *policy, bool paused);
 int paddr_cycle(struct paddr *p);
 /* paddr_error: what keeps the engine from working now (one line, owned by p), or NULL. */
 const char *paddr_error(const struct paddr *p);
+/*
+ * paddr_watch: from now on the cgroups of frozen_only policies are watched on inotify fd
+ * (cgrp_watch_new; the caller owns and drains it). paddr_frozen_changed: after events on fd,
+ * read their frozen state again. Returns how many cgroups froze or thawed since it was last
+ * read: their schemes change (pageout while frozen, stat while running) at the next cycle, so
+ * run one soon.
+ */
+void paddr_watch(struct paddr *p, int fd);
+unsigned paddr_frozen_changed(struct paddr *p);
 /* paddr_free: turn the kdamond off and free the engine. */
 void paddr_free(struct paddr *p);
 

@@ -2,7 +2,7 @@
 /*
  * policy: the decisions both engines share. A quota as a token bucket (SIZE per DURATION), the
  * gates that pause a policy or one kind of memory (PSI above pressure_limit, free memory above
- * min_free, free swap below swap_reserve, not frozen with frozen_only), and the refault
+ * min_free, free swap below swap_reserve), the per-cgroup gate of frozen_only, and the refault
  * controller: refaults per minute above max_refault_rate make the policy more conservative
  * (a longer effective min_age and a smaller quota), a quiet cgroup relaxes it back. Pure: the
  * caller passes what it read, so recorded inputs replay exactly in tests.
@@ -55,7 +55,6 @@ struct policy_input {
 	uint64_t memory_bytes;	      /* summed memory.current */
 	uint64_t mem_total, mem_free; /* /proc/meminfo MemTotal, MemFree (bytes) */
 	uint64_t swap_total, swap_free;
-	bool frozen_known, all_frozen; /* frozen_only: every cgroup is frozen */
 	uint64_t page_size;
 };
 
@@ -83,6 +82,13 @@ void policy_state_init(struct policy_state *s);
 /* policy_decide: update the controller with `in` and set the verdict in s. */
 void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
 		   struct policy_state *s);
+/*
+ * policy_cgroup_gate: whether one cgroup of p whose frozen state is `frozen` (cgrp_frozen: 1,
+ * 0 or -errno) may be reclaimed now: SKIP_MAX when it may, SKIP_NOT_FROZEN when frozen_only
+ * holds it back (not frozen, or no freezer to tell). Each cgroup is gated on its own: its
+ * memory is neither reclaimed nor charged to the policy's quota while the gate is closed.
+ */
+enum skip_reason policy_cgroup_gate(const struct cfg_policy *p, int frozen);
 /* policy_consume: `bytes` were advised; take them from the bucket and the budget. */
 void policy_consume(struct policy_state *s, uint64_t bytes);
 

@@ -125,7 +125,9 @@ struct vaddr_policy_stats {
 	uint64_t rss_drop_bytes_total;	   /* observed RSS drop of the advised processes */
 	uint64_t memcg_drop_bytes_total;   /* observed anon+file drop of the cgroups */
 	uint64_t last_advised, last_rss_drop;
-	double psi_some_avg10; /* the highest of its cgroups, -1 when unknown */
+	double psi_some_avg10;	 /* the highest of its cgroups, -1 when unknown */
+	uint64_t frozen_cgroups; /* frozen_only: its cgroups frozen when last read */
+	bool freezer_missing;	 /* frozen_only without a freezer to read: nothing reclaimed */
 };
 
 struct vaddr_stats {
@@ -156,6 +158,14 @@ int vaddr_cycle(struct vaddr *v);
 /* vaddr_error: what keeps the engine from working now (one line, owned by v), or NULL. */
 const char *vaddr_error(const struct vaddr *v);
 void vaddr_free(struct vaddr *v);
+/*
+ * vaddr_watch: from now on the cgroups of frozen_only policies are watched on inotify fd
+ * (cgrp_watch_new; the caller owns it and drains it) as targets are synced. vaddr_frozen_changed:
+ * after events on fd, read those cgroups' frozen state again. Returns how many became frozen
+ * since it was last read (their cold memory is ready to go at the next cycle: run one soon).
+ */
+void vaddr_watch(struct vaddr *v, int fd);
+unsigned vaddr_frozen_changed(struct vaddr *v);
 
 /* For status and tests. */
 const struct vaddr_stats *vaddr_stats(const struct vaddr *v);

@@ -189,6 +189,63 @@ static void set_applied(struct fakedamon *f, unsigned i, uint64_t bytes)
 	fake_set(f, p, v);
 }
 
+static void put_state(const char *top, const char *cgroup, const char *state)
+{
+	char p[PATH_MAX * 3];
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "mkdir -p '%s/freezer%s/%s'", top, base, cgroup);
+	if (system(p) != 0)
+		return;
+	snprintf(p, sizeof(p), "%s/freezer%s/%s/freezer.state", top, base, cgroup);
+	fp = fopen(p, "w");
+	if (fp) {
+		fputs(state, fp);
+		fclose(fp);
+	}
+}
+
+/*
+ * frozen_only per cgroup (b and c hold schemes 0 and 1) on cgroup v1, with a freezer tree in a
+ * temp directory (never a host cgroup frozen): without a freezer both schemes only count; a
+ * frozen cgroup's scheme pages out while the running one's counts; a freeze and a thaw are
+ * both reported between cycles and swap the two.
+ */
+static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
+{
+	char top[PATH_MAX];
+
+	if (cg.version != 1) {
+		printf("# frozen_only: the v1 freezer tree test needs a v1 memory hierarchy\n");
+		return;
+	}
+	cfg->policies[0].frozen_only = true;
+	cg.freezer[0] = '\0';
+	paddr_cycle(p);
+	ok(!strcmp(fake_get(f, K "schemes/0/action"), "stat") &&
+		   !strcmp(fake_get(f, K "schemes/1/action"), "stat") &&
+		   paddr_policy_stats(p, "host")->freezer_missing,
+	   "frozen_only without a freezer: both schemes only count, and the stats say why");
+	put_state(f->top, "b", "THAWED\n");
+	put_state(f->top, "c", "FROZEN\n");
+	snprintf(top, sizeof(top), "%s/freezer", f->top);
+	str_copy(cg.freezer, sizeof(cg.freezer), top);
+	paddr_cycle(p);
+	is_str(fake_get(f, K "schemes/0/action"), "stat", "running b: its scheme only counts");
+	is_str(fake_get(f, K "schemes/1/action"), "pageout", "frozen c: its scheme pages out");
+	is_u64(paddr_policy_stats(p, "host")->frozen_cgroups, 1, "one cgroup frozen");
+	put_state(f->top, "b", "FROZEN\n");
+	put_state(f->top, "c", "THAWED\n");
+	is_int((int)paddr_frozen_changed(p), 2, "a freeze and a thaw are seen between cycles");
+	paddr_cycle(p);
+	ok(!strcmp(fake_get(f, K "schemes/0/action"), "pageout") &&
+		   !strcmp(fake_get(f, K "schemes/1/action"), "stat"),
+	   "the next cycle swaps them: b pages out, thawed c only counts");
+	cfg->policies[0].frozen_only = false;
+	cg.freezer[0] = '\0';
+	paddr_cycle(p);
+}
+
 static void run(enum fake_abi abi)
 {
 	const char *a = abi == FAKE_ABI_72 ? "7.2" : "6.12";
@@ -294,6 +351,8 @@ static void run(enum fake_abi abi)
 	   cs ? (unsigned long long)cs->sz_applied / 1024 : 0);
 	is_u64(paddr_policy_stats(p, "host")->applied_bytes_total, 11 * MIB,
 	       "%s: a's last 6 MiB were counted before its scheme went (3 + 1 + 6 + 1 MiB)", a);
+
+	frozen_gate(f, p, cfg);
 
 	/* the kdamond turned off by someone else: restarted */
 	fake_set(f, "kdamonds/1/state", "off");

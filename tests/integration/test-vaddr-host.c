@@ -291,6 +291,106 @@ static void edge_piece(const struct cgrp_root *cg, const char *mine, const char 
 	rig_down(&g);
 }
 
+static int mkdir_p(const char *path)
+{
+	char p[PATH_MAX * 3];
+
+	str_copy(p, sizeof(p), path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static void put_state(const char *dir, const char *state)
+{
+	char p[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/freezer.state", dir);
+	f = fopen(p, "w");
+	if (f) {
+		fputs(state, f);
+		fclose(f);
+	}
+}
+
+/*
+ * frozen_only on cgroup v1 with a freezer tree in a temp directory (never a host cgroup
+ * frozen): no freezer, or a thawed cgroup, advises nothing and takes nothing from the quota;
+ * the cycle after the freeze advises its cold memory (the books were kept while it ran); a
+ * thaw stops it again.
+ */
+static void frozen_gate(const struct cgrp_root *cg, const char *mine, const char *procs, int fd)
+{
+	struct cgrp_root fcg = *cg;
+	char dir[PATH_MAX * 3];
+	const struct vaddr_policy_stats *ps;
+	const struct policy_state *st;
+	struct rig g;
+
+	if (cg->version != 1) {
+		printf("# frozen_only: the v1 freezer tree test needs a v1 memory hierarchy\n");
+		return;
+	}
+	fcg.freezer[0] = '\0';
+	if (!rig_up(&g, &fcg, mine, procs,
+		    "min_age = 1s\nmax_access_rate = 0%\nmemory = file\nquota = 2M/10m\n"
+		    "frozen_only = yes\n",
+		    "frozen_only: an engine, a quota of 2 MiB"))
+		return;
+	vaddr_cycle(g.v);
+	g.f->nvr = 0;
+	g.f->vr[g.f->nvr++] = (struct fake_vregion){ 0, BASE(0), BASE(0) + 2 * MIB, 0, 100 };
+	usleep(1100000);
+	vaddr_cycle(g.v);
+	vaddr_cycle(g.v);
+	ps = vaddr_policy_stats(g.v, "host");
+	st = vaddr_policy_state(g.v, "host");
+	ok(ps->freezer_missing && ps->advised_bytes_total == 0 &&
+		   ps->skipped_total[SKIP_NOT_FROZEN] >= 2 * MIB,
+	   "no freezer: reported, nothing advised, the cold 2 MiB counted as not frozen");
+	snprintf(dir, sizeof(dir), "%s/freezer%s", g.f->top, mine);
+	if (mkdir_p(dir) < 0) {
+		ok(false, "a freezer tree at %s", dir);
+		rig_down(&g);
+		return;
+	}
+	str_copy(fcg.freezer, sizeof(fcg.freezer), g.f->top);
+	str_copy(fcg.freezer + strlen(fcg.freezer), sizeof(fcg.freezer) - strlen(fcg.freezer),
+		 "/freezer");
+	put_state(dir, "THAWED\n");
+	vaddr_cycle(g.v);
+	vaddr_cycle(g.v);
+	ok(!ps->freezer_missing && ps->frozen_cgroups == 0 && ps->advised_bytes_total == 0 &&
+		   resident(fd, 0, 2 * MIB) == 512,
+	   "thawed: nothing advised, the cold pages stay");
+	ok(st->tokens == 2 * MIB, "and the quota is untouched (%" PRIu64 " bytes of tokens)",
+	   st->tokens);
+	put_state(dir, "FROZEN\n");
+	is_int((int)vaddr_frozen_changed(g.v), 1, "the freeze is seen between cycles");
+	vaddr_cycle(g.v);
+	ok(ps->frozen_cgroups == 1 && ps->advised_bytes_total == 2 * MIB &&
+		   resident(fd, 0, 2 * MIB) == 0,
+	   "frozen: the first cycle after the freeze advises its cold 2 MiB (%" PRIu64 " bytes)",
+	   ps->advised_bytes_total);
+	put_state(dir, "THAWED\n");
+	is_int((int)vaddr_frozen_changed(g.v), 0, "a thaw needs no early cycle");
+	g.f->vr[g.f->nvr++] =
+		(struct fake_vregion){ 0, BASE(0) + 3 * MIB, BASE(0) + 4 * MIB, 0, 100 };
+	vaddr_cycle(g.v);
+	vaddr_cycle(g.v);
+	ok(ps->advised_bytes_total == 2 * MIB && resident(fd, 3 * MIB, MIB) == 256,
+	   "thawed again: its newly cold MiB is not advised");
+	put_state(dir, "");
+	rig_down(&g);
+}
+
 int main(void)
 {
 	struct fakedamon *f = fake_new(FAKE_ABI_612);
@@ -480,6 +580,7 @@ int main(void)
 	waitpid(pids[1], NULL, 0);
 	quota_order(&cg, mine, procs, fd);
 	edge_piece(&cg, mine, procs, fd);
+	frozen_gate(&cg, mine, procs, fd);
 	close(fd);
 	unlink(file);
 	if (made) {

@@ -175,12 +175,16 @@ static void policy(void)
 	in.psi_known = false;
 	policy_decide(&p, &in, &s);
 	ok(!s.paused, "unknown PSI (cgroup v1) does not pause");
+	is_int(policy_cgroup_gate(&p, 0), SKIP_MAX, "without frozen_only a running cgroup goes");
+	is_int(policy_cgroup_gate(&p, -EOPNOTSUPP), SKIP_MAX, "... and one without a freezer");
 	p.frozen_only = true;
 	policy_decide(&p, &in, &s);
-	ok(s.paused && s.paused_why == SKIP_NOT_FROZEN, "frozen_only and not frozen: paused");
-	in.frozen_known = in.all_frozen = true;
-	policy_decide(&p, &in, &s);
-	ok(!s.paused, "frozen: runs");
+	ok(!s.paused, "frozen_only does not pause the policy: each cgroup is gated");
+	is_int(policy_cgroup_gate(&p, 0), SKIP_NOT_FROZEN, "frozen_only: a running cgroup waits");
+	is_int(policy_cgroup_gate(&p, 1), SKIP_MAX, "frozen_only: a frozen cgroup goes");
+	is_int(policy_cgroup_gate(&p, -EOPNOTSUPP), SKIP_NOT_FROZEN,
+	       "frozen_only without a freezer: never reclaimed");
+	is_int(policy_cgroup_gate(&p, -ENOENT), SKIP_NOT_FROZEN, "frozen_only, cgroup gone: waits");
 	p.min_free = 100000;
 	policy_decide(&p, &in, &s);
 	ok(s.paused && s.paused_why == SKIP_FREE_MEMORY, "25%% free >= min_free 10%%: paused");

@@ -8,7 +8,7 @@
  * on the real DAMON: an area that was cold and old in one snapshot and is written right after
  * is skipped by pageoutd's two-snapshot rule, while a raw process_madvise(MADV_PAGEOUT) of that
  * one snapshot's decision is carried out by the kernel regardless and the pages fault back.
- * Guest only.
+ * Then frozen_only per cgroup with a frozen and a running app (frozen()). Guest only.
  */
 #include <config.h>
 
@@ -162,6 +162,124 @@ static void reclaim(void)
 	vm_reap(po);
 }
 
+/* write `v` to a cgroup file under VM_CGROOT */
+static int cg_put(const char *cg, const char *file, const char *v)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s/%s", cg, file);
+	return write_file_at(AT_FDCWD, p, v);
+}
+
+/* read len bytes of pid's memory at addr through process_vm_readv: its pages fault back in */
+static void read_remote(pid_t pid, uint64_t addr, uint64_t len)
+{
+	static char buf[MIB];
+
+	for (uint64_t o = 0; o < len; o += sizeof(buf)) {
+		struct iovec l = { buf, sizeof(buf) },
+			     r = { (void *)(uintptr_t)(addr + o), sizeof(buf) };
+
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
+			break;
+	}
+}
+
+/* seconds (up to max) until at least 90% of pid's area at addr (kb) is swapped; max+1 if never */
+static unsigned wait_swapped(pid_t pid, uint64_t addr, long kb, unsigned max, long *ret)
+{
+	unsigned t;
+
+	for (t = 0; t <= max; t++) {
+		*ret = vm_area_swap_kb(pid, addr);
+		if (*ret >= kb * 9 / 10)
+			return t;
+		vm_sleep_ms(1000);
+	}
+	return t;
+}
+
+/*
+ * frozen_only with two apps under one policy (a glob over /vmt-apps/a and /vmt-apps/b), as a
+ * phone has one app in the foreground and the cached ones frozen: each has 32 MiB of cold and 8 MiB of hot anonymous
+ * memory. The frozen one's cold memory goes, the running one keeps everything; then the first
+ * is thawed (and reads its swapped cold area back, so that it is cold and resident again) and
+ * the second frozen: the thawed one is advised nothing more, the newly frozen one's cold memory
+ * goes within a few cycles of its freeze (the daemon watches cgroup.events).
+ */
+static void frozen(void)
+{
+	const long kb = 32 * 1024;
+	struct vm_area lay[2][2];
+	pid_t app[2], d;
+	long a = 0, b = 0, bh = 0, a_back, a_after;
+	unsigned ta, tb;
+	char buf[512];
+	int rc;
+
+	vm_cg_make("/vmt-apps");
+	cg_put("/vmt-apps", "cgroup.subtree_control", "+memory");
+	vm_cg_make("/vmt-apps/a");
+	vm_cg_make("/vmt-apps/b");
+	for (unsigned k = 0; k < 2; k++) {
+		lay[k][0] = (struct vm_area){ COLD(k), 32 * MIB, false };
+		lay[k][1] = (struct vm_area){ HOT(k), 8 * MIB, true };
+	}
+	app[0] = vm_spawn(lay[0], 2, "/vmt-apps/a");
+	app[1] = vm_spawn(lay[1], 2, "/vmt-apps/b");
+	rc = cg_put("/vmt-apps/a", "cgroup.freeze", "1");
+	ok(app[0] > 0 && app[1] > 0 && rc == 0,
+	   "two apps with 32 MiB cold + 8 MiB hot in /vmt-apps/a (frozen) and /vmt-apps/b");
+	/* 5 s cycles: a freeze reclaimed well within one shows the cgroup.events watch at work */
+	write_config("auto", "5s");
+	snprintf(buf, sizeof(buf), "rm -f %s/conf.d/*.conf", conf_dir);
+	if (system(buf) != 0)
+		printf("# cannot clear %s/conf.d\n", conf_dir);
+	snprintf(buf, sizeof(buf), "%s/conf.d/apps.conf", conf_dir);
+	vm_put(buf, "[policy]\ncgroup = /vmt-apps/*\nengine = vaddr\nmin_age = 3s\n"
+		    "memory = anon\nquota = none\npressure_limit = 100%\nswap_reserve = 0%\n"
+		    "frozen_only = yes\n");
+	d = vm_daemon_start(conf_dir, "/tmp/pageoutd-frozen.log", ~0ULL);
+	ta = wait_swapped(app[0], COLD(0), kb, 90, &a);
+	vm_sleep_ms(6000); /* one more cycle for the running app */
+	b = vm_area_swap_kb(app[1], COLD(1));
+	bh = vm_area_swap_kb(app[1], HOT(1));
+	printf("# frozen app: %ld of %ld kB cold swapped after %u s (5 s cycles, min_age 3 s); "
+	       "running app: %ld kB cold, %ld kB hot swapped\n",
+	       a, kb, ta + 1, b, bh);
+	ok(a >= kb * 9 / 10, "at least 90%% of the frozen app's cold memory is swapped out");
+	ok(b == 0 && bh == 0, "the running app under the same policy lost nothing");
+	/* the first app thaws and reads its cold area back; the second is frozen */
+	cg_put("/vmt-apps/a", "cgroup.freeze", "0");
+	read_remote(app[0], COLD(0), 32 * MIB);
+	a_back = vm_area_swap_kb(app[0], COLD(0));
+	cg_put("/vmt-apps/b", "cgroup.freeze", "1");
+	tb = wait_swapped(app[1], COLD(1), kb, 30, &b);
+	printf("# newly frozen app: %ld of %ld kB cold swapped %u s after its freeze\n", b, kb, tb);
+	ok(b >= kb * 9 / 10 && tb <= 3,
+	   "the newly frozen app's cold memory goes at once, before the next 5 s cycle was due");
+	/* min_age 3 s and a confirming snapshot 5 s later: the area read back would be gone */
+	vm_sleep_ms(14000);
+	a_after = vm_area_swap_kb(app[0], COLD(0));
+	printf("# thawed app: its cold area %ld kB swapped after reading it back, %ld kB 14 s "
+	       "later\n",
+	       a_back, a_after);
+	ok(a_back <= kb / 10 && a_after <= a_back,
+	   "the thawed app is advised nothing after the thaw: what it read back stays");
+	rc = vm_daemon_stop(d);
+	is_int(rc, 0, "pageoutd exits 0 on SIGTERM");
+	fflush(stdout);
+	if (system("grep -E 'froze or thawed|advised [1-9]' /tmp/pageoutd-frozen.log | tail -n 6 | "
+		   "sed 's/^/#   /'") != 0)
+		vm_show_log("/tmp/pageoutd-frozen.log", 6);
+	cg_put("/vmt-apps/b", "cgroup.freeze", "0");
+	vm_reap(app[0]);
+	vm_reap(app[1]);
+	vm_cg_remove("/vmt-apps/a");
+	vm_cg_remove("/vmt-apps/b");
+	vm_cg_remove("/vmt-apps");
+}
+
 #define FLIP (B0 + 2048 * MIB)
 
 static void turned_hot(void)
@@ -246,6 +364,7 @@ int main(void)
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
 	reclaim();
 	turned_hot();
+	frozen();
 	vm_cg_remove("/vmt-app");
 	vm_cg_remove("/vmt-other");
 	tap_done();
