@@ -60,7 +60,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char buf[SERVER_REQUEST_MAX + 1];
-	struct report_src src = { .cfg = cfg, .state = "starting" };
+	struct report_src src = { .cfg = cfg, .status = "starting" };
 	struct sbuf out = { 0 };
 	struct request q;
 	const char *line;
