@@ -596,9 +596,8 @@ void report_status(const struct report_src *r, struct sbuf *b)
 		sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s%s%s%s\n", v.p->name,
 			    cfg_engine_name(v.p->engine), cgs, procs, cold,
 			    fmt_size(d, sizeof(d), v.reclaimed), fmt_size(e, sizeof(e), v.drop),
-			    ref, psi, report_state_name(v.state), v.reason[0] ? ": " : "",
-			    v.reason,
-			    v.freezer_missing	? " (frozen_only: no freezer)"
+			    ref, psi, report_state_name(v.state), v.reason[0] ? ": " : "", v.reason,
+			    v.freezer_missing  ? " (frozen_only: no freezer)"
 			    : v.p->frozen_only ? " (frozen_only)"
 					       : "");
 	}

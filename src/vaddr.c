@@ -425,8 +425,8 @@ struct vaddr {
 	bool running, dirty;
 	struct log_cond damon_cond; /* the context cannot be written or started */
 	struct log_cond read_cond;  /* snapshots cannot be read */
-	int watchfd;		    /* inotify fd the frozen_only cgroups are watched on, -1: none */
-	unsigned seed_refused;	    /* EINVAL answers to writes with seeded regions */
+	int watchfd;	       /* inotify fd the frozen_only cgroups are watched on, -1: none */
+	unsigned seed_refused; /* EINVAL answers to writes with seeded regions */
 	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
 	struct vaddr_stats s;
