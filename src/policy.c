@@ -123,10 +123,23 @@ void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
 		s->paused = true;
 		s->paused_why = SKIP_FREE_MEMORY;
 	}
-	/* anonymous pageout needs free swap: without it the kernel puts the folios back */
-	if (!in->swap_total ||
-	    (double)in->swap_free / (double)in->swap_total * PPM_ONE < p->swap_reserve)
-		s->anon_allowed = false;
+	/*
+	 * anonymous pageout needs free swap, and must stop before the reserve: on a device whose
+	 * only swap is zram, the low-memory killer kills cached apps when free swap runs low
+	 */
+	s->anon_room = 0;
+	if (s->anon_allowed && in->swap_total) {
+		uint64_t reserve =
+			(uint64_t)(((double)in->swap_total * p->swap_reserve + PPM_ONE - 1) /
+				   PPM_ONE);
+
+		s->anon_room = in->swap_free > reserve ? in->swap_free - reserve : 0;
+	}
+	s->anon_allowed = s->anon_room > 0;
+	if (!s->paused && !s->file_allowed && (p->memory & MEMORY_ANON) && !s->anon_allowed) {
+		s->paused = true;
+		s->paused_why = SKIP_SWAP_RESERVE;
+	}
 }
 
 enum skip_reason policy_cgroup_gate(const struct cfg_policy *p, int frozen)

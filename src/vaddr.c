@@ -50,7 +50,9 @@ static int vrange_append(struct vrange_list *l, uint64_t start, uint64_t end, ui
 		l->r = n;
 		l->cap = cap;
 	}
-	l->r[l->nr++] = (struct vrange){ start, end, nr_accesses, age_us };
+	l->r[l->nr++] = (struct vrange){
+		.start = start, .end = end, .nr_accesses = nr_accesses, .age_us = age_us
+	};
 	return 0;
 }
 
@@ -359,6 +361,8 @@ int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsig
 			 */
 			else if (vrange_append(out, s, e, r->nr_accesses, r->age_us) < 0)
 				return -ENOMEM;
+			else
+				out->r[out->nr - 1].kind = kind;
 		}
 		/* holes and unmapped parts: the kernel would stop the batch there */
 		skipped[SKIP_VMA] += (r->end - r->start) - covered;
@@ -398,6 +402,7 @@ struct vpolicy {
 	struct cgrp_list cgroups;
 	int *frozen; /* cgrp_frozen of each of cgroups (1 without frozen_only) */
 	bool freezer_warned;
+	struct log_cond swap_cond; /* anonymous pageout stopped at swap_reserve */
 	uint64_t resident; /* anon + file of its cgroups when this cycle's inputs were read */
 	bool active;	   /* in the current config */
 };
@@ -429,6 +434,7 @@ struct vaddr {
 	unsigned seed_refused; /* EINVAL answers to writes with seeded regions */
 	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
+	uint64_t cycle_anon; /* anonymous bytes advised this cycle, by every policy */
 	struct vaddr_stats s;
 };
 
@@ -1403,12 +1409,15 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	struct vwork *w = NULL;
 	size_t nw = 0, cap = 0, take = 0;
 	unsigned kinds = vp->cfg->memory, blocked = 0;
+	uint64_t budget, room;
+	char rate[16];
 
 	vp->s.cycles++;
 	vp->s.cold_bytes = 0;
 	vp->s.last_advised = vp->s.last_rss_drop = 0;
 	vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
 	policy_decide(vp->cfg, &vp->in, &vp->st);
+	budget = vp->st.budget;
 	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
 		blocked |= MEMORY_ANON;
 	if ((kinds & MEMORY_FILE) && !vp->st.file_allowed)
@@ -1512,26 +1521,49 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			vp->s.skipped_total[vp->st.paused_why] += w[k].r.end - w[k].r.start;
 		nw = 0;
 	}
-	/* coldest, then oldest, then largest first, within the quota */
+	/*
+	 * coldest, then oldest, then largest first, within the quota and, for anonymous memory,
+	 * within the swap left above every policy's reserve this cycle
+	 */
 	if (nw)
 		qsort(w, nw, sizeof(*w), cmp_work_cold);
-	for (uint64_t budget = vp->st.budget; take < nw; take++) {
-		uint64_t sz = w[take].r.end - w[take].r.start;
+	room = vp->st.anon_room > v->cycle_anon ? vp->st.anon_room - v->cycle_anon : 0;
+	for (size_t k = 0; k < nw; k++) {
+		struct vwork x = w[k];
+		uint64_t sz = x.r.end - x.r.start, part;
 
-		if (sz > budget) {
-			uint64_t part = budget & ~(v->page_size - 1);
-
-			if (part) {
-				w[take].r.end = w[take].r.start + part;
-				vp->s.skipped_total[SKIP_QUOTA] += sz - part;
-				take++;
-			}
-			break;
+		if ((x.r.kind & MEMORY_ANON) && sz > room) {
+			part = room & ~(v->page_size - 1);
+			vp->s.skipped_total[SKIP_SWAP_RESERVE] += sz - part;
+			x.r.end = x.r.start + part;
+			sz = part;
 		}
+		if (sz > budget) {
+			part = budget & ~(v->page_size - 1);
+			vp->s.skipped_total[SKIP_QUOTA] += sz - part;
+			x.r.end = x.r.start + part;
+			sz = part;
+		}
+		if (!sz)
+			continue;
 		budget -= sz;
+		if (x.r.kind & MEMORY_ANON) {
+			room -= sz;
+			v->cycle_anon += sz;
+		}
+		w[take++] = x;
 	}
-	for (size_t k = take; k < nw; k++)
-		vp->s.skipped_total[SKIP_QUOTA] += w[k].r.end - w[k].r.start;
+	if (vp->cfg->memory & MEMORY_ANON) {
+		if (room < v->page_size)
+			log_cond_set(&vp->swap_cond, LOG_NOTICE,
+				     "vaddr: policy %s: %s%s: anonymous pageout stopped", vp->name,
+				     vp->in.swap_total ? "free swap at swap_reserve " : "no swap",
+				     vp->in.swap_total
+					     ? fmt_rate(rate, sizeof(rate), vp->cfg->swap_reserve)
+					     : "");
+		else
+			log_cond_clear(&vp->swap_cond);
+	}
 	if (take) {
 		uint64_t before = vp->s.advised_bytes_total;
 
@@ -1662,6 +1694,7 @@ int vaddr_cycle(struct vaddr *v)
 	read_sys(v, &sys);
 	now = now_usec();
 	read_clock(v, &snap, now);
+	v->cycle_anon = 0;
 	for (size_t pi = 0; pi < v->npol; pi++) {
 		if (!v->pol[pi].active)
 			continue;
@@ -1698,8 +1731,9 @@ void vaddr_log_summary(const struct vaddr *v)
 			vp->st.paused
 				? (vp->st.paused_why == SKIP_PAUSED	? "; paused by an operator"
 				   : vp->st.paused_why == SKIP_PRESSURE ? "; paused: pressure"
-				   : vp->st.paused_why == SKIP_NOT_FROZEN
-					   ? "; paused: not frozen"
+				   : vp->st.paused_why == SKIP_NOT_FROZEN ? "; paused: not frozen"
+				   : vp->st.paused_why == SKIP_SWAP_RESERVE
+					   ? "; paused: free swap at swap_reserve"
 					   : "; paused: free memory above min_free")
 				: "");
 	}

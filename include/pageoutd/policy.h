@@ -4,7 +4,9 @@
  * gates that pause a policy or one kind of memory (PSI above pressure_limit, free memory above
  * min_free, free swap below swap_reserve), the per-cgroup gate of frozen_only, and the refault
  * controller: refaults per minute above max_refault_rate make the policy more conservative
- * (a longer effective min_age and a smaller quota), a quiet cgroup relaxes it back. Pure: the
+ * (a longer effective min_age and a smaller quota), a quiet cgroup relaxes it back. A policy
+ * that may take only anonymous memory is paused (swap_reserve) while free swap is at its
+ * reserve, and the anon bytes of a cycle are bounded by anon_room. Pure: the
  * caller passes what it read, so recorded inputs replay exactly in tests.
  */
 #ifndef PAGEOUTD_POLICY_H
@@ -73,7 +75,13 @@ struct policy_state {
 	bool paused; /* nothing this cycle */
 	enum skip_reason paused_why;
 	bool anon_allowed, file_allowed;
-	uint64_t budget;     /* bytes this cycle may advise (UINT64_MAX: no quota) */
+	uint64_t budget; /* bytes this cycle may advise (UINT64_MAX: no quota) */
+	/*
+	 * anonymous bytes that may still go to swap before free swap falls to swap_reserve
+	 * (0 when anon is not allowed). Every advised anon byte is counted as a new swap slot,
+	 * which over-counts pages already in swap: the reserve is never eaten into.
+	 */
+	uint64_t anon_room;
 	uint64_t min_age_us; /* effective */
 	unsigned backoffs, relaxes;
 };

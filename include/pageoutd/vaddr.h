@@ -27,6 +27,7 @@ struct vrange {
 	uint64_t start, end;
 	uint32_t nr_accesses;
 	uint64_t age_us;
+	unsigned kind; /* vrange_clip's output: MEMORY_ANON or MEMORY_FILE, its VMA's kind */
 };
 
 struct vrange_list {

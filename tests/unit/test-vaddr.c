@@ -162,9 +162,21 @@ static void policy(void)
 	}
 	ok(s.age_factor == 1.0 && s.quota_scale == 1.0 && s.relaxes > 0,
 	   "quiet minutes relax back to the configured values");
+	in.swap_free = in.swap_total / 4;
+	policy_decide(&p, &in, &s);
+	/* the reserve, 20% of 1 GiB, rounded up to a whole byte */
+	ok(s.anon_allowed && s.anon_room == in.swap_free - (in.swap_total / 5 + 1),
+	   "25%% of swap free, reserve 20%%: anon room is the 5%% above the reserve (%" PRIu64 ")",
+	   s.anon_room);
 	in.swap_free = in.swap_total / 10;
 	policy_decide(&p, &in, &s);
-	ok(!s.anon_allowed && s.file_allowed, "swap reserve (10%% free < 20%%): anon stops");
+	ok(!s.anon_allowed && s.file_allowed && !s.anon_room && !s.paused,
+	   "swap reserve (10%% free < 20%%): anon stops, file goes on");
+	p.memory = MEMORY_ANON;
+	policy_decide(&p, &in, &s);
+	ok(s.paused && s.paused_why == SKIP_SWAP_RESERVE,
+	   "an anon-only policy at its swap reserve is paused (swap_reserve)");
+	p.memory = MEMORY_ANON | MEMORY_FILE;
 	in.swap_total = in.swap_free = 0;
 	policy_decide(&p, &in, &s);
 	ok(!s.anon_allowed, "no swap at all: no anon pageout");
@@ -344,7 +356,7 @@ static void madvise_contract(void)
 /* The kdamond's clock read off two snapshots of one target's regions. */
 static void rescale(void)
 {
-	struct vrange r[] = { { 0, 4096, 0, 7000000 }, { 8192, 12288, 0, 1000000 } };
+	struct vrange r[] = { { 0, 4096, 0, 7000000, 0 }, { 8192, 12288, 0, 1000000, 0 } };
 	struct vrange_list l = { 2, 2, r };
 
 	/* 70 and 10 intervals of 100 ms, counted in the 350 ms the kdamond was found to keep */

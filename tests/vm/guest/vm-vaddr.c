@@ -8,7 +8,8 @@
  * on the real DAMON: an area that was cold and old in one snapshot and is written right after
  * is skipped by pageoutd's two-snapshot rule, while a raw process_madvise(MADV_PAGEOUT) of that
  * one snapshot's decision is carried out by the kernel regardless and the pages fault back.
- * Then frozen_only per cgroup with a frozen and a running app (frozen()). Guest only.
+ * Then frozen_only per cgroup with a frozen and a running app (frozen()), and swap_reserve on
+ * zram: anonymous pageout stops with free swap at the reserve (swap_reserve()). Guest only.
  */
 #include <config.h>
 
@@ -280,6 +281,92 @@ static void frozen(void)
 	vm_cg_remove("/vmt-apps");
 }
 
+/* a /proc/meminfo field in kB, -1 when missing */
+static long meminfo_kb(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * swap_reserve on the guest's zram: a process with 48 MiB of cold anonymous memory under a
+ * policy whose swap_reserve leaves 16 MiB of free swap above it. pageoutd pages out about those
+ * 16 MiB, never more (within one cycle too: the first cycle sees all 48 MiB cold at once), says
+ * once that anonymous pageout stopped, and free swap stays above the reserve.
+ */
+static void swap_reserve(void)
+{
+	const long room_kb = 16 * 1024, cold_kb = 48 * 1024;
+	struct vm_area lay[2] = { { COLD(0), 48 * MIB, false }, { HOT(0), 4 * MIB, true } };
+	long total, free0, reserve_kb, swapped = 0, low;
+	unsigned long long ppm;
+	char buf[512];
+	pid_t app, d;
+
+	vm_cg_make("/vmt-zram");
+	app = vm_spawn(lay, 2, "/vmt-zram");
+	total = meminfo_kb("SwapTotal");
+	free0 = meminfo_kb("SwapFree");
+	/* the reserve as a rate of swap, rounded down to the grammar's 0.0001%: room >= 16 MiB */
+	ppm = (unsigned long long)(free0 - room_kb) * 1000000ULL / (unsigned long long)total;
+	reserve_kb = (long)((unsigned long long)total * ppm / 1000000ULL);
+	ok(app > 0 && total > 0 && free0 > room_kb,
+	   "a process with 48 MiB cold in /vmt-zram; swap %ld kB, %ld kB free", total, free0);
+	write_config("auto", "2s");
+	snprintf(buf, sizeof(buf), "rm -f %s/conf.d/*.conf", conf_dir);
+	if (system(buf) != 0)
+		printf("# cannot clear %s/conf.d\n", conf_dir);
+	snprintf(buf, sizeof(buf), "%s/conf.d/zram.conf", conf_dir);
+	{
+		char pol[512];
+
+		snprintf(pol, sizeof(pol),
+			 "[policy]\ncgroup = /vmt-zram\nengine = vaddr\nmin_age = 3s\n"
+			 "memory = anon\nquota = none\npressure_limit = 100%%\n"
+			 "swap_reserve = %llu.%04llu%%\n",
+			 ppm / 10000, ppm % 10000);
+		vm_put(buf, pol);
+	}
+	d = vm_daemon_start(conf_dir, "/tmp/pageoutd-zram.log", ~0ULL);
+	low = free0;
+	/* it would take the whole 48 MiB within about 10 s: watch for 30 s */
+	for (unsigned t = 0; t < 30; t++) {
+		long f = meminfo_kb("SwapFree");
+
+		low = f >= 0 && f < low ? f : low;
+		vm_sleep_ms(1000);
+	}
+	swapped = vm_area_swap_kb(app, COLD(0));
+	printf("# swap_reserve %llu.%04llu%% (%ld kB of %ld kB): %ld of %ld kB cold swapped, free "
+	       "swap %ld kB at start, %ld kB at its lowest\n",
+	       ppm / 10000, ppm % 10000, reserve_kb, total, swapped, cold_kb, free0, low);
+	ok(swapped >= room_kb * 3 / 4 && swapped <= room_kb + 1024,
+	   "pageout stops at the reserve: about 16 MiB of the 48 MiB cold area swapped");
+	ok(low >= reserve_kb, "free swap never fell below swap_reserve");
+	vm_daemon_stop(d);
+	fflush(stdout);
+	ok(system("grep -q 'anonymous pageout stopped' /tmp/pageoutd-zram.log") == 0,
+	   "the log says anonymous pageout stopped at swap_reserve");
+	if (system("grep -c 'anonymous pageout stopped' /tmp/pageoutd-zram.log | "
+		   "grep -qx 1") != 0) {
+		vm_show_log("/tmp/pageoutd-zram.log", 10);
+		ok(0, "... once, not every cycle");
+	} else {
+		ok(1, "... once, not every cycle");
+	}
+	vm_reap(app);
+	vm_cg_remove("/vmt-zram");
+}
+
 #define FLIP (B0 + 2048 * MIB)
 
 static void turned_hot(void)
@@ -365,6 +452,7 @@ int main(void)
 	reclaim();
 	turned_hot();
 	frozen();
+	swap_reserve();
 	vm_cg_remove("/vmt-app");
 	vm_cg_remove("/vmt-other");
 	tap_done();
