@@ -515,6 +515,52 @@ static int detect_features(struct damon *d)
 	return 0;
 }
 
+const char *damon_features_str(const struct damon_features *f, char *buf, size_t len)
+{
+	const struct {
+		bool on;
+		const char *name;
+	} t[] = {
+		{ f->ops_vaddr, "vaddr" },
+		{ f->ops_fvaddr, "fvaddr" },
+		{ f->ops_paddr, "paddr" },
+		{ f->filters_legacy, "filters" },
+		{ f->filter_target, "target_filter" },
+		{ f->core_filters, "core_filters" },
+		{ f->filter_allow, "allow" },
+		{ f->quota_goals, "quota_goals" },
+		{ f->goal_metric, "goal_metric" },
+		{ f->effective_bytes, "effective_bytes" },
+		{ f->apply_interval, "apply_interval" },
+		{ f->tried_total_bytes, "total_bytes" },
+		{ f->sz_ops_filter_passed, "sz_ops_filter_passed" },
+		{ f->intervals_goal, "intervals_goal" },
+		{ f->obsolete_target, "obsolete_target" },
+		{ f->refresh_ms, "refresh_ms" },
+		{ f->goal_tuner, "goal_tuner" },
+	};
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		int w;
+
+		if (!t[i].on)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s", n ? " " : "", t[i].name);
+		if (w < 0 || (size_t)w >= len - n) {
+			buf[n] = '\0'; /* whole names only */
+			break;
+		}
+		n += (size_t)w;
+	}
+	if (!n)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
 /* --- writing a context --- */
 
 static const char *filter_type_name(enum damon_filter_type t)

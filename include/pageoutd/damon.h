@@ -169,6 +169,15 @@ struct damon {
 	unsigned long nr_io; /* file operations, for the cost figures */
 };
 
+/*
+ * damon_features_str: the features f holds as space-separated names, in the order of struct
+ * damon_features (vaddr fvaddr paddr filters target_filter core_filters allow quota_goals
+ * goal_metric effective_bytes apply_interval total_bytes sz_ops_filter_passed intervals_goal
+ * obsolete_target refresh_ms goal_tuner), "none" when it holds none; truncated to len.
+ * Returns buf.
+ */
+const char *damon_features_str(const struct damon_features *f, char *buf, size_t len);
+
 /* The default I/O: openat/read/write with short-write detection and EBUSY retry. */
 extern const struct damon_io damon_sysfs_io;
 

@@ -67,6 +67,18 @@ static void features(enum fake_abi abi)
 	is_int(d.feat.tried_total_bytes, abi >= FAKE_ABI_612, "%s: tried_regions/total_bytes", a);
 	is_int(d.feat.obsolete_target, abi == FAKE_ABI_72, "%s: obsolete_target", a);
 	is_int(d.feat.intervals_goal, abi == FAKE_ABI_72, "%s: intervals auto-tuning", a);
+	{
+		char fs[512], tiny[12];
+		bool want_core = abi == FAKE_ABI_72;
+
+		damon_features_str(&d.feat, fs, sizeof(fs));
+		ok(!strncmp(fs, "vaddr ", 6) && strstr(fs, " paddr") &&
+			   (strstr(fs, " core_filters") != NULL) == want_core &&
+			   (strstr(fs, " obsolete_target") != NULL) == want_core,
+		   "%s: the features as names: %s", a, fs);
+		damon_features_str(&d.feat, tiny, sizeof(tiny));
+		is_str(tiny, "vaddr", "%s: a short buffer holds whole names only", a);
+	}
 	is_int(damon_release(&d), 0, "%s: release", a);
 	ok(access(d.state_file, F_OK) < 0, "%s: state file removed on release", a);
 	is_str(fake_get(f, "kdamonds/nr_kdamonds"), "0",

@@ -3,7 +3,7 @@
 # boot.sh [options] -- GUEST-COMMAND...: boot a Debian kernel under QEMU with a busybox
 # initramfs holding FILES, run GUEST-COMMAND as the guest's payload, print the guest console
 # on stdout and exit with the payload's exit status (125: the guest died, 124: timeout).
-#   -k SERIES   kernel series (6.12, 7.2); default 6.12
+#   -k SERIES   kernel series (6.12, 6.18, 7.3, ...: any that kernel.sh finds); default 6.12
 #   -C DIR      kernel cache (default tests/vm/cache beside this script)
 #   -f SRC[:DST] copy a file (and the shared libraries it needs) into the guest; repeatable
 #   -a ARGS     extra kernel command line

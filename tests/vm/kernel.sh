@@ -1,19 +1,30 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # kernel.sh SERIES CACHE: make CACHE/SERIES/{vmlinuz,config,modules/,kver} from Debian's cloud
-# kernel packages, once. SERIES is 6.12 (trixie) or 7.2 (sid). The mirror is read from this
-# machine's apt sources at run time; apt runs with a private state under CACHE, so the host's
-# apt state is left alone. The tested version is tried first, then the suite's current one.
+# kernel packages, once. SERIES is a kernel series (6.12, 6.18, 7.3, ...) that trixie,
+# trixie-backports, sid or experimental has a cloud kernel of; the newest version of it is
+# taken, except for the two CI boots, whose tested versions are tried first (6.12.117+deb13,
+# 7.2.13+deb14). kernel.sh --list CACHE prints every series the mirror offers, oldest first.
+# The mirror is read from this machine's apt sources at run time; apt runs with a private
+# state under CACHE, so the host's apt state is left alone.
 set -eu
+list_only=no
+if [ "$1" = --list ]; then
+	list_only=yes
+	shift
+	set -- - "$1"
+fi
 series=$1
 cache=$(mkdir -p "$2" && cd "$2" && pwd)
 out=$cache/$series
-[ -s "$out/kver" ] && [ -s "$out/vmlinuz" ] && exit 0
+[ $list_only = no ] && [ -s "$out/kver" ] && [ -s "$out/vmlinuz" ] && exit 0
 
 case $series in
-6.12) suite=trixie want=6.12.117+deb13-cloud-amd64 ;;
-7.2) suite=sid want=7.2.13+deb14-cloud-amd64 ;;
-*) echo "kernel.sh: unknown series $series (6.12 or 7.2)" >&2; exit 2 ;;
+6.12) want=6.12.117+deb13-cloud-amd64 ;;
+7.2) want=7.2.13+deb14-cloud-amd64 ;;
+-) want= ;;
+[0-9]*.[0-9]*) want= ;;
+*) echo "kernel.sh: '$series' is not a kernel series (6.12, 7.2, ...)" >&2; exit 2 ;;
 esac
 
 . "$(dirname "$0")/mirror.sh"
@@ -22,25 +33,45 @@ uri=$(debian_mirror | head -n 1)
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$keyring" ] || { echo "kernel.sh: $keyring missing (apt-get install debian-archive-keyring)" >&2; exit 1; }
 
-apt=$cache/apt-$suite
-mkdir -p "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/parts" "$out"
+apt=$cache/apt-all
+mkdir -p "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/parts"
+[ $list_only = no ] && mkdir -p "$out"
 : >"$apt/status"
-echo "deb [signed-by=$keyring] $uri $suite main" >"$apt/sources.list"
+for suite in trixie trixie-backports sid experimental; do
+	echo "deb [signed-by=$keyring] $uri $suite main"
+done >"$apt/sources.list"
 set -- -o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts="$apt/parts" \
 	-o Dir::State="$apt/state" -o Dir::State::status="$apt/status" -o Dir::Cache="$apt/cache" \
 	-o APT::Architecture=amd64 -o APT::Sandbox::User=root -o Debug::NoLocking=1 -q
-echo "kernel.sh: fetching the $series kernel ($suite) from the machine's Debian mirror" >&2
-apt-get "$@" update >&2
-kver=$want
-if ! apt-cache "$@" show "linux-image-$kver" >/dev/null 2>&1; then
-	kver=$(apt-cache "$@" depends linux-image-cloud-amd64 2>/dev/null |
-		sed -n 's/.*Depends: linux-image-\(.*-cloud-amd64\)$/\1/p' | head -n 1)
-	[ -n "$kver" ] || { echo "kernel.sh: no cloud kernel in $suite" >&2; exit 1; }
-	echo "kernel.sh: $want is gone from the mirror; using $kver" >&2
+# every versioned cloud kernel image of the four suites, oldest first
+images() {
+	apt-cache "$@" search --names-only '^linux-image-[0-9].*-cloud-amd64$' |
+		sed -n 's/^linux-image-\([0-9][^ ]*-cloud-amd64\) .*/\1/p' | sort -uV
+}
+# the lists are fetched at most once an hour
+stamp=$apt/updated
+if [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mmin +60)" ]; then
+	echo "kernel.sh: reading the cloud kernels of the machine's Debian mirror" >&2
+	apt-get "$@" update >&2
+	touch "$stamp"
 fi
+if [ $list_only = yes ]; then
+	images "$@" | sed -n 's/^\([0-9]*\.[0-9]*\)[.-].*/\1/p' | sort -uV
+	exit 0
+fi
+kver=$want
+if [ -z "$kver" ] || ! apt-cache "$@" show "linux-image-$kver" >/dev/null 2>&1; then
+	# a release (SERIES.N+debNN) before a release candidate of experimental (SERIES-cloud)
+	re=$(echo "$series" | sed 's/\./\\./')
+	kver=$(images "$@" | grep "^$re\.[0-9]" | tail -n 1)
+	[ -n "$kver" ] || kver=$(images "$@" | grep "^$re-" | tail -n 1)
+	[ -n "$kver" ] || { echo "kernel.sh: no $series cloud kernel on the mirror" >&2; exit 1; }
+	[ -n "$want" ] && echo "kernel.sh: $want is gone from the mirror; using $kver" >&2
+fi
+echo "kernel.sh: fetching the $series kernel $kver" >&2
 list="linux-image-$kver"
 for p in linux-binary-$kver linux-modules-$kver linux-base-$kver; do
-	apt-cache "$@" show "$p" >/dev/null 2>&1 && list="$list $p"
+	apt-cache "$@" show "$p" 2>/dev/null | grep -q "^Filename:" && list="$list $p"
 done
 tmp=$(mktemp -d "$cache/dl.XXXXXX")
 (cd "$tmp" && apt-get "$@" download $list >&2)

@@ -450,6 +450,12 @@ int main(void)
 	ok(d.feat.ops_vaddr && d.feat.ops_paddr && d.feat.filter_target,
 	   "features: vaddr, paddr, target filters");
 	printf("# filters: %s\n", d.feat.core_filters ? "core_filters/ops_filters" : "filters/");
+	{
+		char feats[512];
+
+		/* one line the kernel matrix (tests/vm/matrix.sh) reads */
+		printf("# damon features: %s\n", damon_features_str(&d.feat, feats, sizeof(feats)));
+	}
 	attribution(&d);
 	snapshot_cost(&d);
 	madvise_ignores_references();

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# matrix.sh -b BUILDDIR -s SRCDIR [-o FILE] [SERIES...]: the kernel matrix. Boots each series
+# given, or every series the mirror offers (kernel.sh --list), with check.sh (one boot each,
+# again on a failure as check.sh does), and writes a Markdown table to FILE (default
+# SRCDIR/tests/vm/matrix.md): the kernel, the DAMON features its guest detected (vm-damon's
+# "# damon features:" line), the checks passed and the time. Exits 1 if any kernel failed;
+# the table says which either way.
+set -u
+b=. s=. out=
+while getopts b:s:o: o; do
+	case $o in
+	b) b=$OPTARG ;;
+	s) s=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+cache=${PAGEOUTD_VM_CACHE:-$s/tests/vm/cache}
+out=${out:-$s/tests/vm/matrix.md}
+if [ $# = 0 ]; then
+	set -- $("$s/tests/vm/kernel.sh" --list "$cache") || exit 1
+	[ $# -gt 0 ] || { echo "matrix.sh: the mirror offers no cloud kernel" >&2; exit 1; }
+fi
+rows=$(mktemp)
+status=0
+for k in "$@"; do
+	log=$(mktemp)
+	start=$(date +%s)
+	PAGEOUTD_VM_CACHE=$cache "$s/tests/vm/check.sh" -b "$b" -s "$s" "$k" >"$log" 2>&1
+	rc=$?
+	secs=$(($(date +%s) - start))
+	cat "$log"
+	kver=$(cat "$cache/$k/kver" 2>/dev/null || echo "not fetched")
+	feats=$(sed -n "s/^\[$k\] # damon features: //p" "$log" | tail -n 1)
+	# the boot that decided: check.sh's last "== K: N checks, F failed" line
+	last=$(grep "^== $k: " "$log" | tail -n 1)
+	n=$(echo "$last" | sed -n 's/^== [^:]*: \([0-9]*\) checks.*/\1/p')
+	nf=$(echo "$last" | sed -n 's/.* checks, \([0-9]*\) failed.*/\1/p')
+	boots=$(grep -c "^== $k: " "$log")
+	if [ "$rc" = 0 ]; then
+		verdict="passed: $((${n:-0} - ${nf:-0}))/${n:-0}"
+		[ "$boots" -gt 1 ] && verdict="$verdict (on boot $boots)"
+	else
+		status=1
+		verdict="**failed**: $((${n:-0} - ${nf:-0}))/${n:-0} on the last of $boots boots"
+	fi
+	printf '| %s | %s | %s | %s | %s s |\n' "$k" "$kver" "${feats:-not reached}" "$verdict" \
+		"$secs" >>"$rows"
+	rm -f "$log"
+done
+{
+	echo "# Kernel matrix"
+	echo
+	echo "Written by \`make check-matrix\` (tests/vm/matrix.sh) on $(date -u +%Y-%m-%d): every guest"
+	echo "test of \`make check-vm\` on each Debian cloud kernel series, under QEMU (TCG). The"
+	echo "features are those pageoutd's DAMON layer detected in that guest's sysfs tree."
+	echo
+	echo "| series | kernel | DAMON features detected | checks | time |"
+	echo "|---|---|---|---|---|"
+	cat "$rows"
+} >"$out"
+rm -f "$rows"
+echo "== check-matrix: table in $out"
+exit $status
