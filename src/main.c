@@ -308,6 +308,7 @@ static void report_of(const struct daemon *d, struct report_src *r)
 	r->cfg = d->cfg;
 	r->vaddr = d->vaddr;
 	r->paddr = d->paddr;
+	r->cgstat = d->cgstat;
 	r->started_us = d->started_us;
 	r->cycles = d->cycles;
 	r->cycle_us_total = d->cycle_us_total;
@@ -482,6 +483,9 @@ static void on_request(void *data, const char *line, const struct ucred *peer, s
 	case REQ_STATUS:
 		report_status(&r, out);
 		break;
+	case REQ_CGROUPS:
+		report_cgroups(&r, out);
+		break;
 	case REQ_DETAIL:
 		report_detail(&r, out);
 		break;
@@ -492,8 +496,9 @@ static void on_request(void *data, const char *line, const struct ucred *peer, s
 		sbuf_printf(out, "pageoutd %s\n", PACKAGE_VERSION);
 		break;
 	case REQ_HELP:
-		sbuf_puts(out, "requests: stats metrics status detail policies version help; "
-			       "as root: reload, pause POLICY, resume POLICY\n");
+		sbuf_puts(out,
+			  "requests: stats metrics status cgroups detail policies version help; "
+			  "as root: reload, pause POLICY, resume POLICY\n");
 		break;
 	case REQ_RELOAD:
 		reload(d, out);

@@ -27,6 +27,7 @@
 #include "pageoutd/config.h"
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
+#include "pageoutd/report.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 #include "../lib/fakedamon.h"
@@ -414,14 +415,25 @@ static int toucher_setup(void *arg)
 	return sigaction(SIGUSR1, &sa, NULL) < 0 ? 5 : child_setup(arg);
 }
 
-/* The parts of cgstat that need no cgroup: /proc/PID/stat, mark and sweep. */
-static void cgstat_pure(void)
+/* The metrics text of a report of table cs with cfg's policies and no engine. */
+static char *metrics_of(const struct cfg *cfg, const struct cgstat *cs)
+{
+	struct report_src rs = { .cfg = cfg, .cgstat = cs, .status = "test" };
+	struct sbuf b = { 0 };
+
+	report_metrics(&rs, &b);
+	return b.s;
+}
+
+/* The parts of cgstat that need no cgroup: /proc/PID/stat, label escaping, mark and sweep. */
+static void cgstat_pure(const struct cfg *cfg)
 {
 	static const char odd[] = "42 (a) b (c)) S 1 42 42 0 -1 4194560 100 0 7 0 1 2 0 0 20 0 1 0 "
 				  "12345 1000 10\n";
 	struct cgstat *cs = cgstat_new(NULL, -1);
 	struct cgstat_entry *e;
 	uint64_t maj = 0, start = 0;
+	char *m;
 
 	is_int(cgstat_parse_stat(odd, sizeof(odd) - 1, &maj, &start), 0,
 	       "/proc/PID/stat with parentheses and spaces in the command parses");
@@ -430,6 +442,14 @@ static void cgstat_pure(void)
 	e = cgstat_get(cs, ENGINE_VADDR, "host", "/apps/uid_1\"x\\y\nz");
 	cgstat_reclaimed(e, 4096);
 	cgstat_get(cs, ENGINE_PADDR, "host", "/apps/uid_2");
+	m = metrics_of(cfg, cs);
+	has_str(m,
+		"pageoutd_cgroup_reclaimed_bytes_total{policy=\"host\",cgroup=\"/apps/uid_1\\\"x"
+		"\\\\y\\nz\"} 4096\n",
+		"metrics: a cgroup label has its quote, backslash and newline escaped");
+	ok(m && !strstr(m, "pageoutd_cgroup_frozen{"),
+	   "and no frozen figure for a cgroup whose policy does not watch it");
+	free(m);
 	cgstat_mark(cs, ENGINE_VADDR);
 	is_int(cgstat_sweep(cs, ENGINE_VADDR), 1, "a vaddr cgroup not matched again is freed");
 	ok(cgstat_count(cs) == 1 && cgstat_find(cs, "host", "/apps/uid_2"),
@@ -484,7 +504,7 @@ static void per_cgroup(const struct cgrp_root *cg, const char *mine, int fd)
 		 "max_access_rate = 0%%\nmemory = file\nquota = none\nfrozen_only = yes\n",
 		 mine);
 	cfg = load_policy(f->top, f->state_dir, pol);
-	cgstat_pure();
+	cgstat_pure(cfg);
 	snprintf(fcg.freezer, sizeof(fcg.freezer), "%s/freezer", f->top);
 	cs = cgstat_new(&fcg, procfd);
 	for (unsigned k = 0; k < 2; k++) {
@@ -556,6 +576,25 @@ static void per_cgroup(const struct cgrp_root *cg, const char *mine, int fd)
 		b[0].start++;
 		is_u64(cgstat_proc_faults(procfd, &pid[0], 1, b, nb, NULL, NULL), all,
 		       "a base of another process with that pid counts it from its start");
+	}
+	{
+		char *m = metrics_of(cfg, cs);
+		char want[PATH_MAX * 4];
+
+		snprintf(want, sizeof(want),
+			 "pageoutd_cgroup_reclaimed_bytes_total{policy=\"host\",cgroup=\"%s\"} "
+			 "%llu\n",
+			 app[0], 7 * MIB);
+		has_str(m, want, "metrics: the frozen app's reclaimed bytes");
+		snprintf(want, sizeof(want),
+			 "pageoutd_cgroup_thaw_major_faults_total{policy=\"host\",cgroup=\"%s\"} "
+			 "%" PRIu64 "\n",
+			 app[0], e[0]->thaw_faults_total);
+		has_str(m, want, "metrics: its thaw major faults");
+		snprintf(want, sizeof(want),
+			 "pageoutd_cgroup_frozen{policy=\"host\",cgroup=\"%s\"} 0\n", app[1]);
+		has_str(m, want, "metrics: the running app is not frozen");
+		free(m);
 	}
 	/* app1 dies and its cgroup goes: its entry goes at the next cycle */
 	kill(pid[1], SIGKILL);
