@@ -425,6 +425,33 @@ static char *metrics_of(const struct cfg *cfg, const struct cgstat *cs)
 	return b.s;
 }
 
+/* Frozen time and the thaw window on a clock of the test's own (a cgroup that does not exist). */
+static void frozen_clock(void)
+{
+	const uint64_t sec = USEC_PER_SEC;
+	struct cgrp_root none = { 0 };
+	struct cgstat *cs = cgstat_new(&none, -1);
+	struct cgstat_entry *x = cgstat_get(cs, ENGINE_VADDR, "host", "/pageoutd-no-such-app");
+
+	cgstat_frozen(cs, x, 0, 1 * sec);
+	cgstat_frozen(cs, x, 1, 10 * sec);
+	cgstat_frozen(cs, x, 1, 12 * sec);
+	ok(cgstat_frozen_us(x, 14 * sec) == 4 * sec && x->thaws_total == 0 && !cgstat_next_due(cs),
+	   "running, then frozen at 10 s: 4 s frozen at 14 s, no thaw, no window");
+	cgstat_frozen(cs, x, 0, 25 * sec);
+	ok(x->frozen_us_total == 15 * sec && cgstat_frozen_us(x, 40 * sec) == 15 * sec &&
+		   x->thaws_total == 1 && cgstat_next_due(cs) == 27 * sec,
+	   "thawed at 25 s: 15 s frozen, one thaw, the window closes at 27 s");
+	is_int(cgstat_run_due(cs, 27 * sec - 1), 0, "the window stays open until then");
+	is_int(cgstat_run_due(cs, 27 * sec), 1, "and closes at 27 s");
+	ok(x->thaw_faults_last == 0 && !cgstat_next_due(cs), "no process, no fault");
+	cgstat_frozen(cs, x, 1, 30 * sec);
+	cgstat_frozen(cs, x, -ENOENT, 31 * sec);
+	ok(x->frozen_us_total == 16 * sec && x->thaws_total == 1 && !cgstat_next_due(cs),
+	   "a cgroup gone while frozen ends its frozen time (16 s), without a thaw");
+	cgstat_free(cs);
+}
+
 /* The parts of cgstat that need no cgroup: /proc/PID/stat, label escaping, mark and sweep. */
 static void cgstat_pure(const struct cfg *cfg)
 {
@@ -455,6 +482,7 @@ static void cgstat_pure(const struct cfg *cfg)
 	ok(cgstat_count(cs) == 1 && cgstat_find(cs, "host", "/apps/uid_2"),
 	   "and the paddr one stays");
 	cgstat_free(cs);
+	frozen_clock();
 }
 
 /* Wait until the file range's 512 pages are back in the page cache (the child read them). */
