@@ -22,7 +22,9 @@ static const struct cmd {
 	const char *name, *args, *request, *help;
 	unsigned nargs;
 } cmds[] = {
-	{ "status", "", "status", "policies, cgroups, processes, cold, reclaimed, refaults, PSI",
+	{ "status", "[--cgroups]", "status",
+	  "policies, cgroups, processes, cold, reclaimed, refaults, PSI (--cgroups: a line per "
+	  "cgroup: state, reclaimed, frozen time, major faults after thaws)",
 	  0 },
 	{ "stats", "[--json]", "detail", "everything pageoutd counts (--json: the JSON document)",
 	  0 },
@@ -171,7 +173,7 @@ int main(int argc, char **argv)
 	const char *sock = CFG_DEFAULT_SOCKET;
 	const struct cmd *cmd = NULL;
 	char req[4096];
-	bool json = false;
+	bool json = false, cgroups = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
@@ -214,6 +216,8 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(cmd->name, "stats") && !strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(cmd->name, "status") && !strcmp(argv[i], "--cgroups"))
+			cgroups = true;
 		else if (cmd->nargs == 0 || i > (int)cmd->nargs || argv[i][0] == '-') {
 			fprintf(stderr, "pageoutctl %s: unexpected argument '%s'\n", cmd->name,
 				argv[i]);
@@ -227,7 +231,10 @@ int main(int argc, char **argv)
 	if (cmd->nargs)
 		snprintf(req, sizeof(req), "%s %s", cmd->request, argv[1]);
 	else
-		snprintf(req, sizeof(req), "%s", json ? "stats" : cmd->request);
+		snprintf(req, sizeof(req), "%s",
+			 json	   ? "stats"
+			 : cgroups ? "cgroups"
+				   : cmd->request);
 	if (strlen(req) + 1 >= sizeof(req)) {
 		fprintf(stderr, "pageoutctl: request too long\n");
 		return 2;

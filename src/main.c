@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,7 @@
 #endif
 
 #include "pageoutd/cgroup.h"
+#include "pageoutd/cgstat.h"
 #include "pageoutd/config.h"
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
@@ -52,8 +54,11 @@ struct daemon {
 	struct cgrp_root cg;
 	struct loop *loop;
 	int timer;
-	int cgwatch;	/* inotify on the cgroup.events of frozen_only cgroups, -1: none */
-	unsigned quick; /* cycles still to run FROZEN_GAP_US apart after a freeze */
+	int cgwatch;	       /* inotify on the cgroup.events of frozen_only cgroups, -1: none */
+	unsigned quick;	       /* cycles still to run FROZEN_GAP_US apart after a freeze */
+	struct cgstat *cgstat; /* per-cgroup figures */
+	int procfd;	       /* proc_root, for the major faults of thawed cgroups */
+	int thaw_timer;	       /* closes the fault windows after thaws (one-shot) */
 	unsigned long cycles;
 	struct damon damon;
 	bool damon_open, damon_owned;
@@ -278,6 +283,7 @@ static int take_damon(struct daemon *d)
 					    c->daemon.proc_root, strerror(-r)),
 			       r;
 		vaddr_watch(d->vaddr, d->cgwatch);
+		vaddr_cgstat(d->vaddr, d->cgstat);
 	}
 	log_cond_clear(&d->damon_cond);
 	return 0;
@@ -302,6 +308,7 @@ static void report_of(const struct daemon *d, struct report_src *r)
 	r->cfg = d->cfg;
 	r->vaddr = d->vaddr;
 	r->paddr = d->paddr;
+	r->cgstat = d->cgstat;
 	r->started_us = d->started_us;
 	r->cycles = d->cycles;
 	r->cycle_us_total = d->cycle_us_total;
@@ -324,6 +331,59 @@ static void set_state(struct daemon *d, const char *fmt, ...)
 	va_end(ap);
 	snprintf(msg, sizeof(msg), "STATUS=%s", d->state);
 	notify(msg);
+}
+
+/*
+ * The per-cgroup figures of the paddr engine, which keeps one scheme per cgroup: each
+ * scheme's sz_applied, and the frozen state of frozen_only policies' cgroups read here. An
+ * engine not running has none.
+ */
+static void paddr_figures(struct daemon *d, bool frozen_only_read)
+{
+	const struct paddr_cgroup_stats *c;
+	const char *path, *pol;
+	uint64_t now = now_usec();
+
+	if (!d->cgstat)
+		return;
+	cgstat_mark(d->cgstat, ENGINE_PADDR);
+	for (size_t i = 0; d->paddr && (c = paddr_cgroup_at(d->paddr, i, &path, &pol)); i++) {
+		const struct cfg_policy *p = cfg_find_policy(d->cfg, pol);
+		struct cgstat_entry *e = cgstat_get(d->cgstat, ENGINE_PADDR, pol, path);
+
+		if (!e)
+			continue;
+		e->reclaimed_bytes_total = c->sz_applied;
+		if (frozen_only_read && p && p->frozen_only)
+			cgstat_frozen(d->cgstat, e, cgrp_frozen(&d->cg, path), now);
+	}
+	cgstat_sweep(d->cgstat, ENGINE_PADDR);
+	if (!d->vaddr) {
+		cgstat_mark(d->cgstat, ENGINE_VADDR);
+		cgstat_sweep(d->cgstat, ENGINE_VADDR);
+	}
+}
+
+/* Arm the one-shot timer for the first fault window after a thaw that is still open. */
+static void arm_thaw_timer(struct daemon *d)
+{
+	uint64_t due = d->cgstat ? cgstat_next_due(d->cgstat) : 0, now = now_usec();
+
+	if (due && d->thaw_timer >= 0)
+		loop_timer_set(d->thaw_timer, due > now ? due - now : 0, 0);
+}
+
+static int on_thaw_timer(struct loop *l, int fd, uint32_t events, void *data)
+{
+	struct daemon *d = data;
+
+	(void)l;
+	(void)events;
+	loop_timer_ack(fd);
+	if (d->cgstat)
+		cgstat_run_due(d->cgstat, now_usec());
+	arm_thaw_timer(d);
+	return 0;
 }
 
 /* One decision cycle. */
@@ -361,6 +421,8 @@ static void cycle(struct daemon *d)
 			  d->paddr ? paddr_stats(d->paddr)->schemes : 0,
 			  fmt_size(sz, sizeof(sz), report_reclaimed_bytes(&rs)));
 	}
+	paddr_figures(d, true);
+	arm_thaw_timer(d);
 	d->cycle_us_total += now_usec() - t0;
 	if (!d->ready) {
 		/* ready once the first cycle has run: the socket answers with real figures */
@@ -421,6 +483,9 @@ static void on_request(void *data, const char *line, const struct ucred *peer, s
 	case REQ_STATUS:
 		report_status(&r, out);
 		break;
+	case REQ_CGROUPS:
+		report_cgroups(&r, out);
+		break;
 	case REQ_DETAIL:
 		report_detail(&r, out);
 		break;
@@ -431,8 +496,9 @@ static void on_request(void *data, const char *line, const struct ucred *peer, s
 		sbuf_printf(out, "pageoutd %s\n", PACKAGE_VERSION);
 		break;
 	case REQ_HELP:
-		sbuf_puts(out, "requests: stats metrics status detail policies version help; "
-			       "as root: reload, pause POLICY, resume POLICY\n");
+		sbuf_puts(out,
+			  "requests: stats metrics status cgroups detail policies version help; "
+			  "as root: reload, pause POLICY, resume POLICY\n");
 		break;
 	case REQ_RELOAD:
 		reload(d, out);
@@ -526,8 +592,11 @@ static int on_cgroup_events(struct loop *l, int fd, uint32_t events, void *data)
 	cgrp_watch_drain(fd);
 	if (d->vaddr)
 		n += vaddr_frozen_changed(d->vaddr);
-	if (d->paddr)
+	if (d->paddr) {
 		n += paddr_frozen_changed(d->paddr);
+		paddr_figures(d, true);
+	}
+	arm_thaw_timer(d);
 	if (n) {
 		log_info("%u frozen_only cgroups froze or thawed: cycles now", n);
 		d->quick = FROZEN_CYCLES;
@@ -674,6 +743,13 @@ static int run(struct daemon *d)
 	d->timer = loop_add_timer(d->loop, 0, d->cfg->daemon.interval_us, on_timer, d);
 	if (d->timer < 0)
 		return log_errno(LOG_ERR, d->timer, "cycle timer"), 1;
+	/* per-cgroup figures are a report, not a duty: without them pageoutd goes on */
+	d->procfd = open(d->cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d->cgstat = cgstat_new(&d->cg, d->procfd);
+	d->thaw_timer = loop_add_timer(d->loop, CGSTAT_THAW_WINDOW_US, 0, on_thaw_timer, d);
+	if (d->procfd < 0 || !d->cgstat || d->thaw_timer < 0)
+		log_warn("per-cgroup figures: %s: the major faults after a thaw are not counted",
+			 d->procfd < 0 ? "cannot open proc_root" : "out of resources");
 	if (d->cg.version == 2) {
 		d->cgwatch = cgrp_watch_new();
 		if (d->cgwatch >= 0 &&
@@ -723,6 +799,9 @@ static int run(struct daemon *d)
 	server_free(d->server);
 	d->server = NULL;
 	give_back_damon(d);
+	d->cgstat = cgstat_free(d->cgstat);
+	if (d->procfd >= 0)
+		close(d->procfd);
 	if (r < 0)
 		return log_errno(LOG_ERR, r, "event loop"), 1;
 	return r;
@@ -757,7 +836,9 @@ static void warn_unmatched(const struct cfg *cfg)
 int main(int argc, char **argv)
 {
 	struct opts o = { .file = CFG_DEFAULT_FILE, .dir = CFG_DEFAULT_DIR, .log_level = -1 };
-	struct daemon d = { .o = &o, .timer = -1, .cgwatch = -1, .watchdog = -1 };
+	struct daemon d = {
+		.o = &o, .timer = -1, .cgwatch = -1, .watchdog = -1, .procfd = -1, .thaw_timer = -1
+	};
 	bool systemd = getenv("NOTIFY_SOCKET") || getenv("INVOCATION_ID");
 	int r;
 

@@ -167,10 +167,10 @@ static void view(const struct report_src *r, const struct cfg_policy *p, struct 
 void request_parse(const char *line, struct request *ret)
 {
 	static const char *const verbs[] = {
-		[REQ_STATS] = "stats",	 [REQ_METRICS] = "metrics",   [REQ_STATUS] = "status",
-		[REQ_DETAIL] = "detail", [REQ_POLICIES] = "policies", [REQ_VERSION] = "version",
-		[REQ_HELP] = "help",	 [REQ_RELOAD] = "reload",     [REQ_PAUSE] = "pause",
-		[REQ_RESUME] = "resume",
+		[REQ_STATS] = "stats",	   [REQ_METRICS] = "metrics", [REQ_STATUS] = "status",
+		[REQ_CGROUPS] = "cgroups", [REQ_DETAIL] = "detail",   [REQ_POLICIES] = "policies",
+		[REQ_VERSION] = "version", [REQ_HELP] = "help",	      [REQ_RELOAD] = "reload",
+		[REQ_PAUSE] = "pause",	   [REQ_RESUME] = "resume",
 	};
 	const char *sp = strchr(line, ' ');
 
@@ -297,6 +297,43 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 	sbuf_puts(b, "}");
 }
 
+/* The state of a cgroup's entry: frozen, running, unknown (no freezer), NULL: not watched. */
+static const char *cg_state(const struct cgstat_entry *e)
+{
+	if (!e->watched)
+		return NULL;
+	return e->frozen == 1 ? "frozen" : e->frozen == 0 ? "running" : "unknown";
+}
+
+/* One object per matched cgroup; a figure its policy does not keep is null. */
+static void json_cgroups(const struct report_src *r, struct sbuf *b)
+{
+	const struct cgstat_entry *e;
+	uint64_t now = now_usec();
+
+	for (size_t i = 0; r->cgstat && (e = cgstat_at(r->cgstat, i)); i++) {
+		const char *st = cg_state(e);
+
+		sbuf_puts(b, i ? ",{\"policy\":" : "{\"policy\":");
+		sbuf_json_str(b, e->policy);
+		sbuf_printf(b, ",\"engine\":\"%s\",\"cgroup\":", cfg_engine_name(e->engine));
+		sbuf_json_str(b, e->path);
+		sbuf_puts(b, ",\"state\":");
+		if (st)
+			sbuf_json_str(b, st);
+		else
+			sbuf_puts(b, "null");
+		sbuf_puts(b, ",");
+		json_u64(b, "reclaimed_bytes_total", e->reclaimed_bytes_total, true);
+		json_num(b, "frozen_seconds_total",
+			 st ? (double)cgstat_frozen_us(e, now) / 1e6 : -1, true);
+		json_u64(b, "thaws_total", st ? e->thaws_total : UNKNOWN, true);
+		json_u64(b, "thaw_major_faults_last", st ? e->thaw_faults_last : UNKNOWN, true);
+		json_u64(b, "thaw_major_faults_total", st ? e->thaw_faults_total : UNKNOWN, false);
+		sbuf_puts(b, "}");
+	}
+}
+
 void report_stats_json(const struct report_src *r, struct sbuf *b)
 {
 	uint64_t up = now_usec() - r->started_us;
@@ -354,6 +391,8 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 			sbuf_puts(b, ",");
 		json_policy(r, &v, b);
 	}
+	sbuf_puts(b, "],\"cgroups\":[");
+	json_cgroups(r, b);
 	sbuf_puts(b, "]}\n");
 }
 
@@ -513,6 +552,50 @@ static void metrics_vaddr(const struct report_src *r, struct sbuf *b)
 		    (double)vaddr_stats(r->vaddr)->aggr_us / 1e6);
 }
 
+/* Per matched cgroup (labels policy and cgroup); frozen figures of watched cgroups only. */
+static void metrics_cgroups(const struct report_src *r, struct sbuf *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} per[] = {
+		{ "cgroup_reclaimed_bytes_total", "counter",
+		  "Bytes reclaimed from the cgroup: advised and completed for its processes "
+		  "(vaddr), "
+		  "applied by its scheme (paddr)" },
+		{ "cgroup_frozen", "gauge", "1 while the cgroup is frozen (frozen_only policies)" },
+		{ "cgroup_frozen_seconds_total", "counter",
+		  "Time the cgroup was seen frozen (frozen_only policies)" },
+		{ "cgroup_thaws_total", "counter",
+		  "Thaws of the cgroup seen (frozen_only policies)" },
+		{ "cgroup_thaw_major_faults_total", "counter",
+		  "Major faults of the cgroup in the 2 s after each thaw (frozen_only policies)" },
+		{ "cgroup_thaw_major_faults_last", "gauge",
+		  "Major faults of the cgroup in the 2 s after its last thaw (frozen_only "
+		  "policies)" },
+	};
+	uint64_t now = now_usec();
+
+	for (size_t k = 0; k < ARRAY_SIZE(per); k++) {
+		const struct cgstat_entry *e;
+
+		head(b, per[k].name, per[k].type, per[k].help);
+		for (size_t i = 0; (e = cgstat_at(r->cgstat, i)); i++) {
+			double x = k == 0   ? (double)e->reclaimed_bytes_total
+				   : k == 1 ? e->frozen == 1
+				   : k == 2 ? (double)cgstat_frozen_us(e, now) / 1e6
+				   : k == 3 ? (double)e->thaws_total
+				   : k == 4 ? (double)e->thaw_faults_total
+					    : (double)e->thaw_faults_last;
+
+			/* no sample rather than a made-up zero */
+			if ((k > 0 && !cg_state(e)) ||
+			    (k == 5 && e->thaw_faults_last == CGSTAT_NO_FAULTS))
+				continue;
+			sample(b, per[k].name, e->policy, "cgroup", e->path, x);
+		}
+	}
+}
+
 void report_metrics(const struct report_src *r, struct sbuf *b)
 {
 	const struct cfg *cfg = r->cfg;
@@ -546,6 +629,8 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 		metrics_paddr(r, b);
 	if (r->vaddr)
 		metrics_vaddr(r, b);
+	if (r->cgstat)
+		metrics_cgroups(r, b);
 	free(v);
 }
 
@@ -600,6 +685,30 @@ void report_status(const struct report_src *r, struct sbuf *b)
 			    v.freezer_missing  ? " (frozen_only: no freezer)"
 			    : v.p->frozen_only ? " (frozen_only)"
 					       : "");
+	}
+}
+
+void report_cgroups(const struct report_src *r, struct sbuf *b)
+{
+	const struct cgstat_entry *e;
+	uint64_t now = now_usec();
+
+	sbuf_printf(b, "%-16s %-7s %10s %10s %6s %11s %11s  %s\n", "POLICY", "STATE", "RECLAIMED",
+		    "FROZEN", "THAWS", "THAW-FAULTS", "FAULTS-SUM", "CGROUP");
+	for (size_t i = 0; r->cgstat && (e = cgstat_at(r->cgstat, i)); i++) {
+		const char *st = cg_state(e);
+		char rec[16], fr[24] = "-", th[24] = "-", last[24] = "-", sum[24] = "-";
+
+		if (st) {
+			snprintf(fr, sizeof(fr), "%.1fs", (double)cgstat_frozen_us(e, now) / 1e6);
+			snprintf(th, sizeof(th), "%" PRIu64, e->thaws_total);
+			if (e->thaw_faults_last != CGSTAT_NO_FAULTS)
+				snprintf(last, sizeof(last), "%" PRIu64, e->thaw_faults_last);
+			snprintf(sum, sizeof(sum), "%" PRIu64, e->thaw_faults_total);
+		}
+		sbuf_printf(b, "%-16s %-7s %10s %10s %6s %11s %11s  %s\n", e->policy, st ? st : "-",
+			    fmt_size(rec, sizeof(rec), e->reclaimed_bytes_total), fr, th, last, sum,
+			    e->path);
 	}
 }
 

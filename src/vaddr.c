@@ -431,6 +431,7 @@ struct vaddr {
 	struct log_cond damon_cond; /* the context cannot be written or started */
 	struct log_cond read_cond;  /* snapshots cannot be read */
 	int watchfd;	       /* inotify fd the frozen_only cgroups are watched on, -1: none */
+	struct cgstat *cs;     /* per-cgroup figures, NULL: not kept */
 	unsigned seed_refused; /* EINVAL answers to writes with seeded regions */
 	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
@@ -752,6 +753,21 @@ struct vpid {
 	size_t cgroup;
 };
 
+/* The per-cgroup figures of vp's c-th cgroup, or NULL. */
+static struct cgstat_entry *cg_entry(const struct vaddr *v, const struct vpolicy *vp, size_t c)
+{
+	return v->cs && c < vp->cgroups.nr ? cgstat_find(v->cs, vp->name, vp->cgroups.paths[c])
+					   : NULL;
+}
+
+/* Record vp's c-th cgroup's frozen state f, read now, there and in its figures. */
+static void set_frozen(struct vaddr *v, struct vpolicy *vp, size_t c, int f)
+{
+	vp->frozen[c] = f;
+	if (vp->cfg->frozen_only)
+		cgstat_frozen(v->cs, cg_entry(v, vp, c), f, now_usec());
+}
+
 /*
  * The frozen state of each of vp's matched cgroups into vp->frozen (1 for every cgroup without
  * frozen_only), watching their cgroup.events when a watch fd is set. Returns how many became
@@ -773,7 +789,7 @@ static unsigned read_frozen(struct vaddr *v, struct vpolicy *vp, size_t old_nr)
 		}
 		newly += f == 1 && c < old_nr && vp->frozen[c] != 1;
 		frozen += f == 1;
-		vp->frozen[c] = f;
+		set_frozen(v, vp, c, f);
 	}
 	vp->s.frozen_cgroups = vp->cfg->frozen_only ? frozen : 0;
 	vp->s.freezer_missing = missing;
@@ -803,6 +819,8 @@ static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *
 		return -ENOMEM;
 	}
 	vp->frozen = fr;
+	for (size_t c = 0; v->cs && c < vp->cgroups.nr; c++)
+		cgstat_get(v->cs, ENGINE_VADDR, vp->name, vp->cgroups.paths[c]);
 	/* a new list: states at the same index are of other cgroups only when it changed */
 	read_frozen(v, vp, old_nr == vp->cgroups.nr ? old_nr : 0);
 	for (size_t c = 0; c < vp->cgroups.nr; c++) {
@@ -828,8 +846,13 @@ static void sync_targets(struct vaddr *v)
 	for (size_t i = 0; i < v->nt; i++)
 		if (madv_pidfd_alive(v->t[i].pidfd) < 0)
 			v->t[i].dead = true;
+	/* the figures of a cgroup no policy matches any more (an app gone) are freed */
+	if (v->cs)
+		cgstat_mark(v->cs, ENGINE_VADDR);
 	for (size_t pi = 0; pi < v->npol; pi++)
 		policy_pids(v, (unsigned)pi, &all, &nall);
+	if (v->cs)
+		cgstat_sweep(v->cs, ENGINE_VADDR);
 	/* a target whose process left every matched cgroup is dropped */
 	for (size_t i = 0; i < v->nt; i++) {
 		bool found = false;
@@ -865,6 +888,11 @@ static void sync_targets(struct vaddr *v)
 void vaddr_watch(struct vaddr *v, int fd)
 {
 	v->watchfd = fd;
+}
+
+void vaddr_cgstat(struct vaddr *v, struct cgstat *cs)
+{
+	v->cs = cs;
 }
 
 unsigned vaddr_frozen_changed(struct vaddr *v)
@@ -1274,12 +1302,12 @@ static enum skip_reason target_gate(const struct vpolicy *vp, const struct vtarg
  * Whether target t's cgroup may no longer be reclaimed, read again right before its advice:
  * a thaw seen then stops it (its process runs again and may touch any of it).
  */
-static bool target_thawed(const struct vaddr *v, struct vpolicy *vp, const struct vtarget *t)
+static bool target_thawed(struct vaddr *v, struct vpolicy *vp, const struct vtarget *t)
 {
 	if (!vp->cfg->frozen_only)
 		return false;
 	if (t->cgroup < vp->cgroups.nr)
-		vp->frozen[t->cgroup] = cgrp_frozen(v->cg, vp->cgroups.paths[t->cgroup]);
+		set_frozen(v, vp, t->cgroup, cgrp_frozen(v->cg, vp->cgroups.paths[t->cgroup]));
 	return target_gate(vp, t) != SKIP_MAX;
 }
 
@@ -1325,6 +1353,7 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 
 			if (mr[k].done) {
 				vp->s.advised_bytes_total += sz;
+				cgstat_reclaimed(cg_entry(v, vp, t->cgroup), sz);
 				if (!v->cfg->daemon.dry_run)
 					vrange_push(&t->advised, mr[k].start, mr[k].end,
 						    w[i + k].r.nr_accesses, w[i + k].r.age_us);

@@ -2,7 +2,8 @@
 /*
  * report: what the stats socket answers, rendered from the configuration and the engines'
  * figures: `stats` (JSON), `metrics` (Prometheus text exposition, pageoutd_ prefix, labels
- * policy and cgroup), `status` (a table for people), `policies`, `version`.
+ * policy and cgroup), `status` (a table for people), `cgroups` (a table per matched cgroup),
+ * `policies`, `version`.
  */
 #ifndef PAGEOUTD_REPORT_H
 #define PAGEOUTD_REPORT_H
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pageoutd/cgstat.h"
 #include "pageoutd/config.h"
 #include "pageoutd/paddr.h"
 #include "pageoutd/util.h"
@@ -19,6 +21,7 @@ struct report_src {
 	const struct cfg *cfg;
 	const struct vaddr *vaddr; /* NULL when not running */
 	const struct paddr *paddr;
+	const struct cgstat *cgstat; /* per-cgroup figures, NULL when not kept */
 	uint64_t started_us, cycles, cycle_us_total;
 	bool damon_owned;
 	const char *status;   /* what the daemon is doing, one line */
@@ -43,6 +46,7 @@ enum request_kind {
 	REQ_STATS,
 	REQ_METRICS,
 	REQ_STATUS,
+	REQ_CGROUPS,
 	REQ_DETAIL,
 	REQ_POLICIES,
 	REQ_VERSION,
@@ -69,6 +73,12 @@ void report_metrics(const struct report_src *r, struct sbuf *out);
 void report_status(const struct report_src *r, struct sbuf *out);
 /* report_detail: per policy every counter, skipped bytes by reason, paddr schemes. */
 void report_detail(const struct report_src *r, struct sbuf *out);
+/*
+ * report_cgroups: one line per cgroup a policy matches: its policy, state (frozen, running,
+ * unknown; "-" when its policy does not watch it), bytes reclaimed, time seen frozen, thaws
+ * and the major faults in the CGSTAT_THAW_WINDOW_US after them (the last thaw's, all thaws').
+ */
+void report_cgroups(const struct report_src *r, struct sbuf *out);
 void report_policies(const struct report_src *r, struct sbuf *out);
 /* report_reclaimed_bytes: what every policy reclaimed so far (the STATUS= line). */
 uint64_t report_reclaimed_bytes(const struct report_src *r);

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "pageoutd/cgroup.h"
+#include "pageoutd/cgstat.h"
 #include "pageoutd/config.h"
 #include "pageoutd/damon.h"
 #include "pageoutd/madvise.h"
@@ -167,6 +168,12 @@ void vaddr_free(struct vaddr *v);
  */
 void vaddr_watch(struct vaddr *v, int fd);
 unsigned vaddr_frozen_changed(struct vaddr *v);
+/*
+ * vaddr_cgstat: from now on the figures of each matched cgroup are kept in cs (owned by the
+ * caller, which outlives v): its entries of ENGINE_VADDR are added and freed as cgroups come
+ * and go, their bytes advised added, and the frozen state of frozen_only cgroups recorded.
+ */
+void vaddr_cgstat(struct vaddr *v, struct cgstat *cs);
 
 /* For status and tests. */
 const struct vaddr_stats *vaddr_stats(const struct vaddr *v);

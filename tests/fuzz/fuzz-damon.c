@@ -5,7 +5,7 @@
  * tests (6.12 or 7.2 layout) whose reads of tried_regions/, stats/ and effective_bytes files
  * answer with pieces of the input, as a kernel in the middle of an update or a broken one
  * might; the rest of the input is given to the /proc and cgroup text parsers (smaps, iomem,
- * meminfo, PSI) and to the number parser.
+ * meminfo, PSI, /proc/PID/stat) and to the number parser.
  *
  * Input: byte 0 selects the layout, byte 1 the number of DAMON regions (0-15), then 8 bytes
  * per region (start page, size in pages, nr_accesses, age), then text: pieces separated by
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "pageoutd/cgroup.h"
+#include "pageoutd/cgstat.h"
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
@@ -107,9 +108,10 @@ static void parsers(const char *s, size_t len)
 	struct damon_range ram[4];
 	struct policy_input in;
 	struct cgrp_psi psi;
-	uint64_t v;
+	uint64_t v, start;
 
 	damon_parse_u64(s, len, &v);
+	cgstat_parse_stat(s, len, &v, &start);
 	cgrp_psi_parse(s, len, &psi);
 	paddr_ram_ranges(s, ram, 4);
 	memset(&in, 0, sizeof(in));

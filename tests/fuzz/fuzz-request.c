@@ -3,8 +3,8 @@
  * libFuzzer target: the stats socket's request handling. The input is what a client sends (at
  * most SERVER_REQUEST_MAX bytes, as the server reads): framed into its request line, parsed,
  * and, for requests anyone may make, answered from a daemon state with two policies and no
- * engines running (the state before the first cycle). A policy argument is looked up as the
- * control requests do.
+ * engines running (the state before the first cycle) but a frozen cgroup and a running one in
+ * the per-cgroup figures. A policy argument is looked up as the control requests do.
  */
 #include <config.h>
 
@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pageoutd/cgstat.h"
 #include "pageoutd/config.h"
 #include "pageoutd/log.h"
 #include "pageoutd/report.h"
 #include "pageoutd/server.h"
 
 static struct cfg *cfg;
+static struct cgstat *cgs;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,13 +56,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	put(p, "[daemon]\ninterval = 5s\n");
 	if (cfg_load(p, d, true, &cfg, &errs) < 0)
 		abort();
+	/* no cgroup root: nothing here thaws, which would read one */
+	cgs = cgstat_new(NULL, -1);
+	if (!cgs || !cgstat_get(cgs, ENGINE_PADDR, "batch", "/batch"))
+		abort();
+	cgstat_frozen(cgs, cgstat_get(cgs, ENGINE_VADDR, "web", "/system.slice/web\"1\".service"),
+		      1, now_usec());
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char buf[SERVER_REQUEST_MAX + 1];
-	struct report_src src = { .cfg = cfg, .status = "starting" };
+	struct report_src src = { .cfg = cfg, .cgstat = cgs, .status = "starting" };
 	struct sbuf out = { 0 };
 	struct request q;
 	const char *line;
@@ -82,6 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case REQ_STATUS:
 		report_status(&src, &out);
+		break;
+	case REQ_CGROUPS:
+		report_cgroups(&src, &out);
 		break;
 	case REQ_DETAIL:
 		report_detail(&src, &out);

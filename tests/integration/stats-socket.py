@@ -231,12 +231,28 @@ def main():
         ok("POLICY" in ask(sock, "status") and "web" in ask(sock, "status"),
            "status: a table")
         ok(ask(sock, "bogus").startswith("error: unknown request"), "an unknown request is an error")
+        # per cgroup: the web policy's cgroup (not frozen_only: no frozen figures)
+        cgs = [c for c in doc["cgroups"] if c["policy"] == "web"] if doc else []
+        ok(len(cgs) == 1 and cgs[0]["cgroup"] == web_cg and cgs[0]["engine"] == "vaddr" and
+           cgs[0]["reclaimed_bytes_total"] == 0 and cgs[0]["state"] is None and
+           cgs[0]["frozen_seconds_total"] is None and cgs[0]["thaw_major_faults_total"] is None,
+           "stats: a cgroups entry for the web cgroup; no frozen figures without frozen_only")
+        ok(('pageoutd_cgroup_reclaimed_bytes_total{policy="web",cgroup="%s"} 0' % web_cg) in m
+           and 'pageoutd_cgroup_frozen{policy="web"' not in m,
+           "metrics: its reclaimed bytes, labelled policy and cgroup; no frozen sample")
+        t = ask(sock, "cgroups")
+        ok(t.startswith("POLICY") and "THAW-FAULTS" in t and
+           any(line.split()[0] == "web" and line.split()[-1] == web_cg
+               for line in t.splitlines()[1:]),
+           "cgroups: a table, a line per cgroup")
 
         # pageoutctl
         rc, out, err = ctl(sock, "status")
         ok(rc == 0 and "vms" in out and "paddr" in out, "pageoutctl status")
         rc, out, err = ctl(sock, "stats", "--json")
         ok(rc == 0 and json.loads(out)["version"], "pageoutctl stats --json")
+        rc, out, err = ctl(sock, "status", "--cgroups")
+        ok(rc == 0 and out == ask(sock, "cgroups"), "pageoutctl status --cgroups")
         rc, out, err = ctl(sock, "stats")
         ok(rc == 0 and "policy web (vaddr" in out, "pageoutctl stats")
         rc, out, err = ctl(sock, "metrics")
@@ -352,6 +368,12 @@ def main():
         else:
             ok(rss1 - rss0 < 4096, "RSS did not grow (%d -> %d kB)" % (rss0, rss1))
         ok(wait_for(lambda: nfds(d.pid) <= fd0, 5), "descriptors back to %d (%d)" % (fd0, nfds(d.pid)))
+
+        # an app gone: its cgroup's entry goes with it
+        os.rmdir(cgroot + web_cg)
+        ok(wait_for(lambda: not any(c["cgroup"] == web_cg
+                                    for c in json.loads(ask(sock, "stats"))["cgroups"]), 5),
+           "the web cgroup removed: its cgroups entry is freed")
 
         d.send_signal(signal.SIGTERM)
         rc = d.wait(10)

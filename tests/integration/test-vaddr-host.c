@@ -5,7 +5,8 @@
  * host's) whose regions cover the children's file-backed MAP_SHARED mappings, which page out
  * without swap. Cold ranges leave the page cache, hot ones stay, a hole inside a region does
  * not stop the batch, an mlocked range is not counted as reclaimed, dry-run changes nothing,
- * and a child that exits mid-cycle is dropped cleanly.
+ * and a child that exits mid-cycle is dropped cleanly. Per cgroup, the bytes reclaimed, the time
+ * frozen and the major faults after a thaw are kept, and an entry goes with its cgroup.
  */
 #include <config.h>
 
@@ -22,9 +23,11 @@
 #include <unistd.h>
 
 #include "pageoutd/cgroup.h"
+#include "pageoutd/cgstat.h"
 #include "pageoutd/config.h"
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
+#include "pageoutd/report.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 #include "../lib/fakedamon.h"
@@ -391,6 +394,266 @@ static void frozen_gate(const struct cgrp_root *cg, const char *mine, const char
 	rig_down(&g);
 }
 
+/* A child whose SIGUSR1 reads back its cold 2 MiB: major faults once they were paged out. */
+static volatile uint64_t touch_base;
+
+static void touch(int sig)
+{
+	volatile char sink = 0;
+
+	(void)sig;
+	for (uint64_t o = 0; o < 2 * MIB; o += 4096)
+		sink += ((volatile char *)(uintptr_t)touch_base)[o];
+}
+
+static int toucher_setup(void *arg)
+{
+	const struct child_args *c = arg;
+	struct sigaction sa = { .sa_handler = touch };
+
+	touch_base = BASE(c->k);
+	return sigaction(SIGUSR1, &sa, NULL) < 0 ? 5 : child_setup(arg);
+}
+
+/* The metrics text of a report of table cs with cfg's policies and no engine. */
+static char *metrics_of(const struct cfg *cfg, const struct cgstat *cs)
+{
+	struct report_src rs = { .cfg = cfg, .cgstat = cs, .status = "test" };
+	struct sbuf b = { 0 };
+
+	report_metrics(&rs, &b);
+	return b.s;
+}
+
+/* Frozen time and the thaw window on a clock of the test's own (a cgroup that does not exist). */
+static void frozen_clock(void)
+{
+	const uint64_t sec = USEC_PER_SEC;
+	struct cgrp_root none = { 0 };
+	struct cgstat *cs = cgstat_new(&none, -1);
+	struct cgstat_entry *x = cgstat_get(cs, ENGINE_VADDR, "host", "/pageoutd-no-such-app");
+
+	cgstat_frozen(cs, x, 0, 1 * sec);
+	cgstat_frozen(cs, x, 1, 10 * sec);
+	cgstat_frozen(cs, x, 1, 12 * sec);
+	ok(cgstat_frozen_us(x, 14 * sec) == 4 * sec && x->thaws_total == 0 && !cgstat_next_due(cs),
+	   "running, then frozen at 10 s: 4 s frozen at 14 s, no thaw, no window");
+	cgstat_frozen(cs, x, 0, 25 * sec);
+	ok(x->frozen_us_total == 15 * sec && cgstat_frozen_us(x, 40 * sec) == 15 * sec &&
+		   x->thaws_total == 1 && cgstat_next_due(cs) == 27 * sec,
+	   "thawed at 25 s: 15 s frozen, one thaw, the window closes at 27 s");
+	is_int(cgstat_run_due(cs, 27 * sec - 1), 0, "the window stays open until then");
+	is_int(cgstat_run_due(cs, 27 * sec), 1, "and closes at 27 s");
+	ok(x->thaw_faults_last == 0 && !cgstat_next_due(cs), "no process, no fault");
+	cgstat_frozen(cs, x, 1, 30 * sec);
+	cgstat_frozen(cs, x, -ENOENT, 31 * sec);
+	ok(x->frozen_us_total == 16 * sec && x->thaws_total == 1 && !cgstat_next_due(cs),
+	   "a cgroup gone while frozen ends its frozen time (16 s), without a thaw");
+	cgstat_free(cs);
+}
+
+/* The parts of cgstat that need no cgroup: /proc/PID/stat, label escaping, mark and sweep. */
+static void cgstat_pure(const struct cfg *cfg)
+{
+	static const char odd[] = "42 (a) b (c)) S 1 42 42 0 -1 4194560 100 0 7 0 1 2 0 0 20 0 1 0 "
+				  "12345 1000 10\n";
+	struct cgstat *cs = cgstat_new(NULL, -1);
+	struct cgstat_entry *e;
+	uint64_t maj = 0, start = 0;
+	char *m;
+
+	is_int(cgstat_parse_stat(odd, sizeof(odd) - 1, &maj, &start), 0,
+	       "/proc/PID/stat with parentheses and spaces in the command parses");
+	ok(maj == 7 && start == 12345, "majflt %" PRIu64 " and starttime %" PRIu64, maj, start);
+	is_int(cgstat_parse_stat("42 (x", 5, &maj, &start), -EINVAL, "a cut stat is refused");
+	e = cgstat_get(cs, ENGINE_VADDR, "host", "/apps/uid_1\"x\\y\nz");
+	cgstat_reclaimed(e, 4096);
+	cgstat_get(cs, ENGINE_PADDR, "host", "/apps/uid_2");
+	m = metrics_of(cfg, cs);
+	has_str(m,
+		"pageoutd_cgroup_reclaimed_bytes_total{policy=\"host\",cgroup=\"/apps/uid_1\\\"x"
+		"\\\\y\\nz\"} 4096\n",
+		"metrics: a cgroup label has its quote, backslash and newline escaped");
+	ok(m && !strstr(m, "pageoutd_cgroup_frozen{"),
+	   "and no frozen figure for a cgroup whose policy does not watch it");
+	free(m);
+	cgstat_mark(cs, ENGINE_VADDR);
+	is_int(cgstat_sweep(cs, ENGINE_VADDR), 1, "a vaddr cgroup not matched again is freed");
+	ok(cgstat_count(cs) == 1 && cgstat_find(cs, "host", "/apps/uid_2"),
+	   "and the paddr one stays");
+	cgstat_free(cs);
+	frozen_clock();
+}
+
+/* Wait until the file range's 512 pages are back in the page cache (the child read them). */
+static bool back_in(int fd, uint64_t off)
+{
+	for (int i = 0; i < 100; i++) {
+		if (resident(fd, off, 2 * MIB) == 512)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/*
+ * Per-cgroup figures under a frozen_only policy over two apps (mine/app0 frozen, mine/app1
+ * running), on the v1 freezer tree in a temp directory: only the frozen app's cold memory is
+ * reclaimed and counted to it; its frozen time grows; a thaw opens the major fault window,
+ * which counts the faults of its cold pages read back; an app whose cgroup is removed loses
+ * its entry at the next cycle.
+ */
+static void per_cgroup(const struct cgrp_root *cg, const char *mine, int fd)
+{
+	struct cgrp_root fcg = *cg;
+	char pol[PATH_MAX * 3 + 256], app[2][PATH_MAX * 3], dir[2][PATH_MAX * 4],
+		procs[PATH_MAX * 4 + 16];
+	struct cgstat_entry *e[2];
+	struct fakedamon *f;
+	struct damon_io io;
+	struct damon d;
+	struct vaddr *v = NULL;
+	struct cfg *cfg;
+	struct cgstat *cs;
+	pid_t pid[2] = { -1, -1 };
+	int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint64_t t0, base;
+	bool up;
+
+	if (cg->version != 1) {
+		printf("# per-cgroup figures: the v1 freezer tree test needs a v1 memory "
+		       "hierarchy\n");
+		return;
+	}
+	f = fake_new(FAKE_ABI_72);
+	io = fake_io(f);
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = %s/app*\nengine = vaddr\nmin_age = 1s\n"
+		 "max_access_rate = 0%%\nmemory = file\nquota = none\nfrozen_only = yes\n",
+		 mine);
+	cfg = load_policy(f->top, f->state_dir, pol);
+	cgstat_pure(cfg);
+	snprintf(fcg.freezer, sizeof(fcg.freezer), "%s/freezer", f->top);
+	cs = cgstat_new(&fcg, procfd);
+	for (unsigned k = 0; k < 2; k++) {
+		struct child_args ca = { k, procs, false };
+
+		snprintf(app[k], sizeof(app[k]), "%s/app%u", mine, k);
+		snprintf(dir[k], sizeof(dir[k]), "%s%s", cg->mount, app[k]);
+		mkdir(dir[k], 0755);
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir[k]);
+		pid[k] = child_fork(toucher_setup, NULL, &ca);
+		snprintf(dir[k], sizeof(dir[k]), "%s%s", fcg.freezer, app[k]);
+		mkdir_p(dir[k]);
+		put_state(dir[k], k ? "THAWED\n" : "FROZEN\n");
+	}
+	up = cfg && cs && pid[0] > 0 && pid[1] > 0 &&
+	     damon_open(&d, f->admin, f->state_dir, &io) == 0 && damon_acquire(&d) == 0 &&
+	     vaddr_new(&v, cfg, &d, &fcg) == 0;
+	ok(up, "per cgroup: two apps in cgroups of their own, app0 frozen, app1 running");
+	if (!up)
+		goto out;
+	vaddr_cgstat(v, cs);
+	vaddr_cycle(v);
+	t0 = now_usec();
+	set_regions(f, pid);
+	for (unsigned i = 0; i < f->nvr; i++)
+		f->vr[i].nr_accesses = 0;
+	usleep(1100000);
+	vaddr_cycle(v);
+	vaddr_cycle(v);
+	e[0] = cgstat_find(cs, "host", app[0]);
+	e[1] = cgstat_find(cs, "host", app[1]);
+	ok(e[0] && e[1] && cgstat_count(cs) == 2, "an entry for each matched cgroup");
+	if (!e[0] || !e[1])
+		goto out;
+	is_u64(e[0]->reclaimed_bytes_total, 7 * MIB,
+	       "the frozen app's cold mappings are reclaimed and counted to its cgroup");
+	is_u64(e[1]->reclaimed_bytes_total, 0, "the running app's are not: 0 bytes");
+	ok(e[0]->frozen == 1 && e[1]->frozen == 0, "states: app0 frozen, app1 running");
+	ok(cgstat_frozen_us(e[0], now_usec()) >= 1000000 && cgstat_frozen_us(e[1], now_usec()) == 0,
+	   "app0 was frozen %" PRIu64 " us of the %" PRIu64 " us watched, app1 none",
+	   cgstat_frozen_us(e[0], now_usec()), now_usec() - t0);
+	/* the thaw: the count now, the window open until 2 s from now */
+	put_state(dir[0], "THAWED\n");
+	vaddr_frozen_changed(v);
+	base = e[0]->frozen_us_total;
+	ok(e[0]->frozen == 0 && e[0]->thaws_total == 1 && base >= 1000000 &&
+		   cgstat_frozen_us(e[0], now_usec() + 5000000) == base,
+	   "thawed: one thaw, the frozen time stops growing (%" PRIu64 " us)", base);
+	ok(cgstat_next_due(cs) > now_usec() && cgstat_run_due(cs, now_usec()) == 0,
+	   "the fault window is open, due in the future, and not closed before");
+	kill(pid[0], SIGUSR1);
+	ok(back_in(fd, 0), "the thawed app reads its paged-out cold pages back");
+	is_int(cgstat_run_due(cs, now_usec() + CGSTAT_THAW_WINDOW_US), 1,
+	       "the window closes at its due time");
+	ok(e[0]->thaw_faults_last > 0 && e[0]->thaw_faults_last != CGSTAT_NO_FAULTS &&
+		   e[0]->thaw_faults_total == e[0]->thaw_faults_last && !cgstat_next_due(cs),
+	   "its major faults after the thaw are counted: last %" PRIu64 ", total %" PRIu64,
+	   e[0]->thaw_faults_last, e[0]->thaw_faults_total);
+	{
+		/* the same through /proc, as on a cgroup without the memory controller */
+		struct cgstat_proc b[1];
+		size_t nb = 0;
+		uint64_t all = cgstat_proc_faults(procfd, &pid[0], 1, NULL, 0, b, &nb);
+
+		ok(nb == 1 && all > 0 && all == b[0].majflt,
+		   "through /proc: the process's majflt (%" PRIu64 ")", all);
+		is_u64(cgstat_proc_faults(procfd, &pid[0], 1, b, nb, NULL, NULL), 0,
+		       "and none since that base");
+		b[0].start++;
+		is_u64(cgstat_proc_faults(procfd, &pid[0], 1, b, nb, NULL, NULL), all,
+		       "a base of another process with that pid counts it from its start");
+	}
+	{
+		char *m = metrics_of(cfg, cs);
+		char want[PATH_MAX * 4];
+
+		snprintf(want, sizeof(want),
+			 "pageoutd_cgroup_reclaimed_bytes_total{policy=\"host\",cgroup=\"%s\"} "
+			 "%llu\n",
+			 app[0], 7 * MIB);
+		has_str(m, want, "metrics: the frozen app's reclaimed bytes");
+		snprintf(want, sizeof(want),
+			 "pageoutd_cgroup_thaw_major_faults_total{policy=\"host\",cgroup=\"%s\"} "
+			 "%" PRIu64 "\n",
+			 app[0], e[0]->thaw_faults_total);
+		has_str(m, want, "metrics: its thaw major faults");
+		snprintf(want, sizeof(want),
+			 "pageoutd_cgroup_frozen{policy=\"host\",cgroup=\"%s\"} 0\n", app[1]);
+		has_str(m, want, "metrics: the running app is not frozen");
+		free(m);
+	}
+	/* app1 dies and its cgroup goes: its entry goes at the next cycle */
+	kill(pid[1], SIGKILL);
+	waitpid(pid[1], NULL, 0);
+	pid[1] = -1;
+	snprintf(procs, sizeof(procs), "%s%s", cg->mount, app[1]);
+	is_int(rmdir(procs), 0, "app1's cgroup is removed");
+	vaddr_cycle(v);
+	ok(!cgstat_find(cs, "host", app[1]) && cgstat_count(cs) == 1 &&
+		   cgstat_find(cs, "host", app[0]) == e[0],
+	   "its entry is freed at the next cycle; app0's stays");
+out:
+	for (unsigned k = 0; k < 2; k++) {
+		if (pid[k] > 0) {
+			kill(pid[k], SIGKILL);
+			waitpid(pid[k], NULL, 0);
+		}
+		snprintf(procs, sizeof(procs), "%s%s", cg->mount, app[k]);
+		rmdir(procs);
+	}
+	vaddr_free(v);
+	if (up) {
+		damon_release(&d);
+		damon_close(&d);
+	}
+	cgstat_free(cs);
+	cfg_free(cfg);
+	fake_free(f);
+	close(procfd);
+}
+
 int main(void)
 {
 	struct fakedamon *f = fake_new(FAKE_ABI_612);
@@ -581,6 +844,10 @@ int main(void)
 	quota_order(&cg, mine, procs, fd);
 	edge_piece(&cg, mine, procs, fd);
 	frozen_gate(&cg, mine, procs, fd);
+	if (made)
+		per_cgroup(&cg, mine, fd);
+	else
+		printf("# per-cgroup figures: need a cgroup of the test's own\n");
 	close(fd);
 	unlink(file);
 	if (made) {

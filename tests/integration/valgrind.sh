@@ -47,7 +47,7 @@ wait_for "$T/log" "started: 2 policies" 60; ok $? "pageoutd started under valgri
 ctl() { "$top_builddir/pageoutctl" --socket "$T/run/sock" "$@" > /dev/null 2>&1; }
 i=0 served=0
 while [ $i -lt 15 ]; do
-	for r in status "stats --json" metrics policies version; do
+	for r in status "status --cgroups" "stats --json" metrics policies version; do
 		# shellcheck disable=SC2086
 		ctl $r && served=$((served + 1))
 	done

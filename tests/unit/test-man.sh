@@ -36,7 +36,7 @@ cmds=$(sed -n 's/^\t{ "\([a-z-]*\)", "[^"]*", .*/\1/p' "$top_srcdir/src/ctl.c")
 for c in $cmds; do
 	grep -q "^\.It Cm $c\( \|\$\)" "$ctl8"; ok $? "pageoutctl(8) documents $c"
 done
-for r in stats metrics status detail policies version help reload pause resume; do
+for r in stats metrics status cgroups detail policies version help reload pause resume; do
 	R=$(echo "$r" | tr a-z A-Z)
 	grep -q "\] = \"$r\"" "$top_srcdir/src/report.c" &&
 		grep -q "case REQ_$R:" "$top_srcdir/src/main.c" &&

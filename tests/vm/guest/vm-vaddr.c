@@ -13,6 +13,8 @@
  */
 #include <config.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "pageoutd/cgroup.h"
@@ -200,13 +202,39 @@ static unsigned wait_swapped(pid_t pid, uint64_t addr, long kb, unsigned max, lo
 	return t;
 }
 
+/* The sample of metric pageoutd_<name> for cgroup cg of policy apps, -1 when there is none. */
+static double cg_metric(const char *name, const char *cg)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX,
+				  .sun_path = "/run/pageoutd/pageoutd.sock" };
+	const size_t max = 1 << 20;
+	char key[256], *buf = calloc(1, max), *p;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t len = 0;
+	double v = -1;
+	ssize_t n;
+
+	if (buf && fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    write(fd, "metrics\n", 8) == 8)
+		while (len < max - 1 && (n = read(fd, buf + len, max - 1 - len)) > 0)
+			len += (size_t)n;
+	if (fd >= 0)
+		close(fd);
+	snprintf(key, sizeof(key), "pageoutd_%s{policy=\"apps\",cgroup=\"%s\"} ", name, cg);
+	if (buf && (p = strstr(buf, key)))
+		v = strtod(p + strlen(key), NULL);
+	free(buf);
+	return v;
+}
+
 /*
  * frozen_only with two apps under one policy (a glob over /vmt-apps/a and /vmt-apps/b), as a
  * phone has one app in the foreground and the cached ones frozen: each has 32 MiB of cold and 8 MiB of hot anonymous
  * memory. The frozen one's cold memory goes, the running one keeps everything; then the first
  * is thawed (and reads its swapped cold area back, so that it is cold and resident again) and
  * the second frozen: the thawed one is advised nothing more, the newly frozen one's cold memory
- * goes within a few cycles of its freeze (the daemon watches cgroup.events).
+ * goes within a few cycles of its freeze (the daemon watches cgroup.events). Per cgroup, the
+ * frozen app's reclaimed bytes are counted to it and none to the running one.
  */
 static void frozen(void)
 {
@@ -250,6 +278,15 @@ static void frozen(void)
 	       a, kb, ta + 1, b, bh);
 	ok(a >= kb * 9 / 10, "at least 90%% of the frozen app's cold memory is swapped out");
 	ok(b == 0 && bh == 0, "the running app under the same policy lost nothing");
+	{
+		double ra = cg_metric("cgroup_reclaimed_bytes_total", "/vmt-apps/a"),
+		       rb = cg_metric("cgroup_reclaimed_bytes_total", "/vmt-apps/b");
+
+		printf("# per cgroup reclaimed: frozen app %.0f bytes, running app %.0f\n", ra, rb);
+		ok(ra > 0 && rb == 0 && cg_metric("cgroup_frozen", "/vmt-apps/a") == 1 &&
+			   cg_metric("cgroup_frozen_seconds_total", "/vmt-apps/a") > 0,
+		   "per cgroup: the frozen app's reclaimed bytes are > 0, the running app's 0");
+	}
 	/* the first app thaws and reads its cold area back; the second is frozen */
 	cg_put("/vmt-apps/a", "cgroup.freeze", "0");
 	read_remote(app[0], COLD(0), 32 * MIB);
@@ -267,6 +304,14 @@ static void frozen(void)
 	       a_back, a_after);
 	ok(a_back <= kb / 10 && a_after <= a_back,
 	   "the thawed app is advised nothing after the thaw: what it read back stays");
+	printf("# thawed app: %.0f thaws, %.0f major faults in the 2 s after\n",
+	       cg_metric("cgroup_thaws_total", "/vmt-apps/a"),
+	       cg_metric("cgroup_thaw_major_faults_total", "/vmt-apps/a"));
+	/* the _last sample appears once the daemon's timer closed the 2 s window */
+	ok(cg_metric("cgroup_thaws_total", "/vmt-apps/a") == 1 &&
+		   cg_metric("cgroup_frozen", "/vmt-apps/a") == 0 &&
+		   cg_metric("cgroup_thaw_major_faults_last", "/vmt-apps/a") >= 0,
+	   "per cgroup: its thaw is seen, it is no longer frozen, its fault window closed");
 	rc = vm_daemon_stop(d);
 	is_int(rc, 0, "pageoutd exits 0 on SIGTERM");
 	fflush(stdout);
