@@ -38,6 +38,35 @@ def step_pct(method):
         return 0.0
 
 
+def android(out, k):
+    """The app lifecycle table of one kernel (bench android), if it ran."""
+    rs = rows(os.path.join(out, "android-%s.csv" % k))
+    if not rs:
+        return []
+    bound = [c for c in rs[0] if c.startswith("t90_within_")][0]
+    md = ["", "### Android-like app lifecycle (bench android: 9 apps alive in /uid_U/pid_P, "
+          "16 MiB cold + 4 MiB warm + 4 MiB hot each, frozen when cached; cached-apps.conf's "
+          "min_age 10 s for both methods)", "",
+          "| method | apps / thaws | cold out at the end of a freeze of 40 s or more (freezes) "
+          "| time to 90%% after the freeze, mean / worst | within %s | taken from "
+          "running apps | major faults in a thaw's first 2 s | zram orig / compressed / used "
+          "of disksize | pageoutd CPU per cycle | kdamond CPU per s |" % bound.split("_")[-1],
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rs:
+        md.append("| %s | %s / %s | %s%% (%s) | %s s / %s s | %s | %s kB | %s | %s / %s / %s MiB "
+                  "of %s MiB | %s | %s ms |" % (
+                      r["method"], r["apps"], r["thaws"], f(r["cold_out_pct"]), r["freezes"],
+                      f(r["t90_mean_s"]), f(r["t90_worst_s"]), r[bound],
+                      r["taken_running_kb"], f(r["thaw_majflt_2s"], 0),
+                      int(r["zram_orig_kb"]) // 1024, int(r["zram_compr_kb"]) // 1024,
+                      int(r["zram_used_kb"]) // 1024, int(r["zram_disksize_kb"]) // 1024,
+                      "-" if float(r["daemon_cpu_ms_per_cycle"]) < 0
+                      else f(r["daemon_cpu_ms_per_cycle"]) + " ms",
+                      f(r["kdamond_cpu_ms_per_s"])))
+    md.append("")
+    return md
+
+
 def main():
     out, qsecs, kernels = sys.argv[1], sys.argv[2], sys.argv[3:]
     md = ["# pageoutd bench results", "",
@@ -200,6 +229,7 @@ def main():
         md.append("")
         if not qual:
             md.append("(no per-second quality data for %s)" % k)
+        md += android(out, k)
     host = rows(os.path.join(out, "host_scale.csv"))
     md += ["## Daemon cost natively (bench/host/cycle on the machine that ran make bench)", "",
            "The vaddr engine's real cycle over N real processes in a real cgroup, three DAMON "

@@ -1,17 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# run.sh -b BUILDDIR -s SRCDIR [-q SECONDS] [KERNEL...]: boot each kernel once (tests/vm) and run
-# bench/guest/bench there (quality, apply, scale), then write bench/results/: the raw CSV per
-# kernel, a markdown summary with each target marked met or not, and PNG plots (gnuplot).
+# run.sh -b BUILDDIR -s SRCDIR [-q SECONDS] [-S STEPS] [KERNEL...]: boot each kernel once
+# (tests/vm) and run bench/guest/bench there (STEPS, default "quality apply scale android"), then
+# write bench/results/: the raw CSV per kernel, a markdown summary with each target marked met
+# or not, and PNG plots (gnuplot). A step left out keeps its earlier CSVs.
 set -eu
 b=. s=. q=45 scale=${BENCH_SCALE:-1 10 100} host_scale=${BENCH_HOST_SCALE:-1 10 100 300}
+steps="quality apply scale android" android_steps=${BENCH_ANDROID_STEPS:-21}
 # the steps bench/host/cycle runs in the guest as well (each must be in host_scale)
 calib="1 10"
-while getopts b:s:q: o; do
+while getopts b:s:q:S: o; do
 	case $o in
 	b) b=$OPTARG ;;
 	s) s=$OPTARG ;;
 	q) q=$OPTARG ;;
+	S) steps=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -22,9 +25,20 @@ mkdir -p "$out"
 cache=${PAGEOUTD_VM_CACHE:-$s/tests/vm/cache}
 # pageoutd's own CPU per cycle, natively on this machine (bench/host/cycle.c): the guest's CPU
 # times include the emulation; this one is the figure a real machine sees
-echo "bench: host cycle cost (scale $host_scale, native, emulated DAMON tree)"
+has() { case " $steps " in *" $1 "*) true ;; *) false ;; esac; }
+cmd=true tables=""
+has quality && cmd="$cmd && ./bench quality $q" tables="$tables quality quality_end"
+has apply && cmd="$cmd && ./bench apply" tables="$tables apply"
+# the last step runs bench/host/cycle in the guest too: the same code natively and under TCG
+# gives the emulation factor the guest's CPU figures are divided by (report.py)
+has scale && cmd="$cmd && ./bench scale $scale && ./cycle $calib" tables="$tables scale host_scale"
+# the app lifecycle of tests/vm/guest/vm-android with the shipped cached-apps.conf
+has android && cmd="$cmd && ./bench android $android_steps" tables="$tables android"
+has scale && echo "bench: host cycle cost (scale $host_scale, native, emulated DAMON tree)"
 # shellcheck disable=SC2086
-if "$b/bench/host/cycle" $host_scale >"$out/host.log" 2>&1; then
+if ! has scale; then
+	:
+elif "$b/bench/host/cycle" $host_scale >"$out/host.log" 2>&1; then
 	{
 		grep "^BENCH,host_scale_head," "$out/host.log" | cut -d, -f3-
 		grep "^BENCH,host_scale," "$out/host.log" | cut -d, -f3-
@@ -37,34 +51,43 @@ fi
 rm -f "$out/host.log"
 for k in "$@"; do
 	log=$out/guest-$k.log
-	echo "bench: booting $k (quality ${q} s per method, apply, scale $scale)"
-	# the last step runs bench/host/cycle in the guest too: the same code natively and under
-	# TCG gives the emulation factor the guest's CPU figures are divided by (report.py)
+	[ "$steps" = android ] && log=$out/guest-android-$k.log
+	echo "bench: booting $k ($steps; quality ${q} s per method, scale $scale)"
 	"$s/tests/vm/boot.sh" -k "$k" -C "$cache" -t 3000 -f "$b/pageoutd" -f "$b/bench/guest/bench" \
-		-f "$b/bench/host/cycle" \
-		-- "./bench quality $q && ./bench apply && ./bench scale $scale && ./cycle $calib" >"$log" 2>&1 ||
+		-f "$b/bench/host/cycle" -f "$s/conf/android/cached-apps.conf" \
+		-- "$cmd" >"$log" 2>&1 ||
 		{ echo "bench: the $k guest failed; see $log" >&2; tail -20 "$log" >&2; exit 1; }
-	for t in quality quality_end apply scale host_scale; do
+	for t in $tables; do
 		{
 			grep "^BENCH,${t}_head," "$log" | head -1 | cut -d, -f3-
 			grep "^BENCH,$t," "$log" | cut -d, -f3-
 		} >"$out/$t-$k.csv"
 	done
-	mv "$out/host_scale-$k.csv" "$out/calib-$k.csv"
+	has scale && mv "$out/host_scale-$k.csv" "$out/calib-$k.csv"
 	# quality_end has no head line of its own
-	{
+	has quality && {
 		echo "method,cold_pct,hot_out_pct,hot_refault_pct,saved_kb,other_kb,t95_s"
 		grep "^BENCH,quality_end," "$log" | cut -d, -f3-
 	} >"$out/quality_end-$k.csv"
 done
-python3 "$s/bench/report.py" "$out" "$q" "$@"
+# the summary covers every kernel with results in $out, not only the ones booted now: a run of
+# some steps or kernels keeps the others' figures
+kernels=$(cd "$out" && for c in quality_end-*.csv android-*.csv; do
+	[ -f "$c" ] && c=${c%.csv} && echo "${c##*-}"
+done | sort -u)
+# shellcheck disable=SC2086
+python3 "$s/bench/report.py" "$out" "$q" $kernels
 if command -v gnuplot >/dev/null; then
 	for k in "$@"; do
+		has quality || continue
 		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-cold-$k.png'; col=3; ttl='cold memory reclaimed (%), $k'" "$s/bench/quality.gp"
 		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-hot-$k.png'; col=5; ttl='hot set refaulted (% of hot pages), $k'" "$s/bench/quality.gp"
+	done
+	for k in "$@"; do
+		has scale || continue
 		gnuplot -e "csv='$out/scale-$k.csv'; png='$out/scale-$k.png'; ttl='pageoutd CPU per 5 s cycle, $k guest (TCG)'" "$s/bench/scale.gp"
 	done
-	[ -f "$out/host_scale.csv" ] &&
+	has scale && [ -f "$out/host_scale.csv" ] &&
 		gnuplot -e "csv='$out/host_scale.csv'; png='$out/host_scale.png'; host=1; ttl='pageoutd CPU per cycle, natively on the bench host'" "$s/bench/scale.gp"
 else
 	echo "bench: gnuplot not found (Debian: gnuplot-nox): no plots" >&2

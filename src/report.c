@@ -75,7 +75,8 @@ static void view_vaddr(const struct report_src *r, struct pview *v)
 	v->procs = s->procs;
 	v->cold = s->cold_bytes;
 	v->reclaimed = s->advised_bytes_total;
-	v->drop = s->memcg_drop_bytes_total;
+	/* matched cgroups without the memory controller have no memory.stat to drop */
+	v->drop = s->memcg_known ? s->memcg_drop_bytes_total : UNKNOWN;
 	v->refault_rate = st->have_refaults ? st->refault_rate / 1e6 : -1;
 	v->psi = s->psi_some_avg10 >= 0 ? s->psi_some_avg10 / 100 : -1;
 	v->skipped = s->skipped_total;
@@ -473,6 +474,7 @@ static void metrics_policies(const struct report_src *r, const struct pview *v, 
 			bool unknown = k == 1	? p->cgroups == UNKNOWN
 				       : k == 2 ? p->procs == UNKNOWN
 				       : k == 3 ? p->cold == UNKNOWN
+				       : k == 5 ? p->drop == UNKNOWN
 				       : k >= 6 ? x < 0
 						: false;
 
@@ -647,7 +649,7 @@ static void fmt_count(char *buf, size_t len, uint64_t v)
 
 void report_status(const struct report_src *r, struct sbuf *b)
 {
-	char d[16], e[16];
+	char d[16];
 
 	sbuf_printf(b, "pageoutd %s: %s; %" PRIu64 " cycles, up %" PRIu64 " s%s\n", PACKAGE_VERSION,
 		    r->status ? r->status : "starting", r->cycles,
@@ -658,7 +660,7 @@ void report_status(const struct report_src *r, struct sbuf *b)
 		    "STATE");
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
 		struct pview v;
-		char ref[24], psi[16], procs[24], cgs[24], cold[16];
+		char ref[24], psi[16], procs[24], cgs[24], cold[16], drop[16];
 
 		view(r, &r->cfg->policies[i], &v);
 		/* people read percent; an unknown figure is "-" whichever the engine */
@@ -678,10 +680,14 @@ void report_status(const struct report_src *r, struct sbuf *b)
 			fmt_size(cold, sizeof(cold), v.cold);
 		else
 			snprintf(cold, sizeof(cold), "-");
+		if (v.drop != UNKNOWN)
+			fmt_size(drop, sizeof(drop), v.drop);
+		else
+			snprintf(drop, sizeof(drop), "-");
 		sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s%s%s%s\n", v.p->name,
 			    cfg_engine_name(v.p->engine), cgs, procs, cold,
-			    fmt_size(d, sizeof(d), v.reclaimed), fmt_size(e, sizeof(e), v.drop),
-			    ref, psi, report_state_name(v.state), v.reason[0] ? ": " : "", v.reason,
+			    fmt_size(d, sizeof(d), v.reclaimed), drop, ref, psi,
+			    report_state_name(v.state), v.reason[0] ? ": " : "", v.reason,
 			    v.freezer_missing  ? " (frozen_only: no freezer)"
 			    : v.p->frozen_only ? " (frozen_only)"
 					       : "");

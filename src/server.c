@@ -286,6 +286,26 @@ static int listen_path(struct server *s, const char *path, const char *group)
 	return 0;
 }
 
+/*
+ * A socket handed over: systemd's listens already; Android's init only binds it (its daemons
+ * call listen() themselves, as lmkd and vold do), so listen unless it does. Returns 0 or -errno,
+ * logged.
+ */
+static int handed_over(int fd)
+{
+	int acc = 0;
+	socklen_t len = sizeof(acc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) < 0)
+		return log_errno(LOG_ERR, -errno, "stats socket handed over (fd %d)", fd);
+	if (!acc && listen(fd, 64) < 0)
+		return log_errno(LOG_ERR, -errno, "stats socket handed over (fd %d): listen", fd);
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+		return log_errno(LOG_ERR, -errno, "stats socket handed over (fd %d)", fd);
+	return 0;
+}
+
 int server_new(struct server **ret, struct loop *l, int fd, const char *path, const char *group,
 	       server_fn fn, void *data)
 {
@@ -301,7 +321,7 @@ int server_new(struct server **ret, struct loop *l, int fd, const char *path, co
 	s->fd = -1;
 	if (fd >= 0) {
 		s->fd = fd;
-		r = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ? -errno : 0;
+		r = handed_over(fd);
 	} else {
 		r = listen_path(s, path, group);
 	}

@@ -1057,6 +1057,7 @@ static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy
 	*in = *sys;
 	in->refaults_known = false;
 	vp->resident = 0;
+	vp->s.memcg_known = false;
 	for (size_t c = 0; c < vp->cgroups.nr; c++) {
 		const char *cg = vp->cgroups.paths[c];
 		struct cgrp_memstat ms;
@@ -1064,6 +1065,7 @@ static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy
 		uint64_t cur;
 
 		if (cgrp_memstat(v->cg, cg, &ms) == 0) {
+			vp->s.memcg_known = true;
 			vp->resident += ms.anon + ms.file;
 			if (ms.refault_anon != CGRP_UNKNOWN) {
 				in->refaults_known = true;

@@ -12,6 +12,9 @@
  *                           the same ranges, by batch size
  *   bench scale N...        the real pageoutd (5 s cycles) over N target processes: its CPU per
  *                           cycle and RSS, the kdamond's CPU, snapshot cost and regions
+ *   bench android STEPS     the Android-like app lifecycle of tests/vm (lifecycle.h) under
+ *                           pageoutd with the shipped cached-apps.conf, then under the kernel's
+ *                           DAMOS vaddr pageout over the same apps
  *
  * Output: lines "BENCH,<table>,<fields...>" (CSV, parsed by bench/run.sh) and "#" comments.
  */
@@ -29,7 +32,7 @@
 #include "pageoutd/log.h"
 #include "pageoutd/madvise.h"
 #include "pageoutd/paddr.h"
-#include "../../tests/vm/guest/vmtest.h"
+#include "../../tests/vm/guest/lifecycle.h"
 
 #define COLD_ADDR 0x7e0000000000ULL
 #define HOT_ADDR (COLD_ADDR + 64 * MIB) /* a hole between the two, as in tests/vm */
@@ -257,27 +260,36 @@ static void reclaim_param(const char *name, const char *val)
 
 /*
  * A kdamond of the bench's own with one DAMOS pageout scheme s (filters set by the caller):
- * the intervals tests/vm uses, nothing accessed in an aggregation, idle for MIN_AGE_S, no quota.
+ * the intervals tests/vm uses, nothing accessed in an aggregation, idle for damos_age_s, no quota.
  */
-static int damos_start(struct run *r, const char *ops, struct damon_target *t, unsigned nt,
-		       struct damon_scheme *s)
-{
-	struct damon_ctx c = { 0 };
+static unsigned damos_age_s = MIN_AGE_S; /* the scheme's minimum age */
 
-	str_copy(c.ops, sizeof(c.ops), ops);
-	c.sample_us = 5000;
-	c.aggr_us = 100000;
-	c.update_us = 1000000;
-	c.min_regions = 10;
-	c.max_regions = 1000;
+static void damos_ctx(struct damon_ctx *c, const char *ops, struct damon_target *t, unsigned nt,
+		      struct damon_scheme *s)
+{
+	memset(c, 0, sizeof(*c));
+	str_copy(c->ops, sizeof(c->ops), ops);
+	c->sample_us = 5000;
+	c->aggr_us = 100000;
+	c->update_us = 1000000;
+	c->min_regions = 10;
+	c->max_regions = 1000;
 	str_copy(s->action, sizeof(s->action), "pageout");
 	damon_pattern_all(&s->pattern);
 	s->pattern.nr_accesses_max = 0;
-	s->pattern.age_min = MIN_AGE_S * 10;
-	c.nr_targets = nt;
-	c.targets = t;
-	c.nr_schemes = 1;
-	c.schemes = s;
+	s->pattern.age_min = damos_age_s * 10;
+	c->nr_targets = nt;
+	c->targets = t;
+	c->nr_schemes = 1;
+	c->schemes = s;
+}
+
+static int damos_start(struct run *r, const char *ops, struct damon_target *t, unsigned nt,
+		       struct damon_scheme *s)
+{
+	struct damon_ctx c;
+
+	damos_ctx(&c, ops, t, nt, s);
 	if (damon_open(&r->d, VM_ADMIN, state_dir, NULL) < 0 || damon_acquire(&r->d) < 0 ||
 	    damon_write_ctx(&r->d, 0, &c) < 0 || damon_start(&r->d, 0) < 0)
 		return -1;
@@ -803,6 +815,127 @@ static int scale(int argc, char **argv)
 	return 0;
 }
 
+/* --- the Android-like lifecycle --- */
+
+/* DAMOS vaddr pageout over every app alive, re-committed as apps come and go */
+static struct run android_damos;
+
+static void android_damos_targets(void)
+{
+	static struct damon_target t[LC_NSLOT];
+	struct damon_scheme sc;
+	struct damon_ctx c;
+	unsigned n = 0;
+
+	memset(&sc, 0, sizeof(sc));
+	for (unsigned i = 0; i < lc_napps; i++)
+		if (lc_apps[i].st != LC_GONE) {
+			memset(&t[n], 0, sizeof(t[n]));
+			t[n++].pid = lc_apps[i].pid;
+		}
+	if (!android_damos.damon_on) {
+		if (damos_start(&android_damos, "vaddr", t, n, &sc) < 0)
+			printf("# damos-vaddr: could not start (%s)\n", strerror(errno));
+		return;
+	}
+	damos_ctx(&c, "vaddr", t, n, &sc);
+	if (damon_write_ctx(&android_damos.d, 0, &c) < 0 || damon_commit(&android_damos.d, 0) < 0)
+		printf("# damos-vaddr: commit of %u targets failed\n", n);
+}
+
+static uint64_t zram_field(unsigned i)
+{
+	char buf[256];
+	unsigned long long v[3] = { 0 };
+
+	if (read_file_at(AT_FDCWD, "/sys/block/zram0/mm_stat", buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%llu %llu %llu", &v[0], &v[1], &v[2]) != 3)
+		return 0;
+	return v[i];
+}
+
+static int android(unsigned nstep)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	char sock[128], kp[32];
+	uint64_t disk = 0;
+
+	mkdir(state_dir, 0700);
+	snprintf(sock, sizeof(sock), "%s/sock", state_dir);
+	read_u64_at(AT_FDCWD, "/sys/block/zram0/disksize", &disk);
+	printf("BENCH,android_head,method,apps,thaws,freezes,cold_out_pct,t90_mean_s,t90_worst_s,"
+	       "t90_within_%ds,taken_running_kb,thaw_majflt_2s,zram_orig_kb,zram_compr_kb,"
+	       "zram_used_kb,zram_disksize_kb,daemon_cpu_ms_per_cycle,kdamond_cpu_ms_per_s\n",
+	       LC_BOUND_S);
+	for (unsigned m = 0; m < 2; m++) {
+		const char *name = m == 0 ? "pageoutd" : "damos-vaddr";
+		uint64_t c0, k1 = 0, cycles = 0, t0 = 0, t1;
+		pid_t d = -1, kpid = 0;
+		double cpu = -1;
+
+		lc_reset();
+		if (m == 0) {
+			/* the shipped policy, as a device installs it, and 5 s cycles as shipped */
+			char buf[256], p[256];
+
+			put_conf("");
+			snprintf(buf, sizeof(buf),
+				 "[daemon]\ninterval = 5s\nstate_dir = %s\nsocket = %s\n",
+				 state_dir, sock);
+			snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
+			vm_put(p, buf);
+			if (system("cp cached-apps.conf /tmp/bench-conf/conf.d/bench.conf") != 0)
+				printf("# cached-apps.conf missing from the guest\n");
+			d = daemon_start();
+			lc_changed = NULL;
+		} else {
+			/* the kernel's own vaddr pageout with cached-apps.conf's min_age (10 s) */
+			memset(&android_damos, 0, sizeof(android_damos));
+			damos_age_s = 10;
+			lc_changed = android_damos_targets;
+		}
+		c0 = d > 0 ? cpu_ticks(d) : 0;
+		t0 = lc_now_ms();
+		lc_run(nstep, NULL);
+		t1 = lc_now_ms();
+		if (read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/0/pid", kp, sizeof(kp)) > 0)
+			kpid = atoi(kp);
+		if (d > 0) {
+			cycles = stats_value(sock, "cycles");
+			cpu = cycles ? (double)(cpu_ticks(d) - c0) * 1000.0 / (double)hz /
+					       (double)cycles
+				     : -1;
+		}
+		k1 = kpid > 0 ? cpu_ticks(kpid) : 0;
+		printf("BENCH,android,%s,%u,%u,%u,%.1f,%.1f,%.1f,%u/%u,%ld,%.0f,%" PRIu64
+		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f\n",
+		       name, lc_napps, lc.thaws, lc.freezes_ended,
+		       lc.freezes_ended ? 100.0 * (double)lc.cold_out_kb_sum /
+						  (double)lc.freezes_ended / (LC_COLD_SZ / 1024)
+					: 0.0,
+		       lc.reclaimed_ok ? (double)lc.reclaim_ms_sum / lc.reclaimed_ok / 1000 : -1.0,
+		       (double)lc.worst_reclaim_ms / 1000, lc.reclaimed_ok, lc.judged,
+		       lc.taken_hw_kb + lc.taken_cold_kb,
+		       lc.thaw_faults_n ? (double)lc.thaw_faults_sum / (double)lc.thaw_faults_n
+					: -1,
+		       zram_field(0) / 1024, zram_field(1) / 1024, zram_field(2) / 1024,
+		       disk / 1024, cpu,
+		       (double)k1 * 1000.0 / (double)hz / ((double)(t1 - t0) / 1000));
+		if (d > 0) {
+			vm_daemon_stop(d);
+			vm_show_log("/tmp/bench-pageoutd.log", 6);
+		}
+		if (android_damos.damon_on) {
+			damon_release(&android_damos.d);
+			damon_close(&android_damos.d);
+			android_damos.damon_on = false;
+		}
+		lc_end();
+		vm_sleep_ms(2000);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char en[8] = "";
@@ -821,6 +954,11 @@ int main(int argc, char **argv)
 		return apply();
 	if (argc >= 3 && !strcmp(argv[1], "scale"))
 		return scale(argc - 2, argv + 2);
-	fprintf(stderr, "usage: bench quality SECONDS | apply | scale N...\n");
+	if (argc >= 3 && !strcmp(argv[1], "android")) {
+		if (lc_init() < 0)
+			return 1;
+		return android((unsigned)atoi(argv[2]));
+	}
+	fprintf(stderr, "usage: bench quality SECONDS | apply | scale N... | android STEPS\n");
 	return 2;
 }

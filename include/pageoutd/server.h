@@ -33,7 +33,8 @@ typedef void (*server_fn)(void *data, const char *line, const struct ucred *peer
 struct server;
 
 /*
- * server_new: listen on fd (>= 0: handed over, already bound and listening) or on path
+ * server_new: listen on fd (>= 0: handed over and bound; listen() is called unless it already
+ * listens, as Android's init leaves it) or on path
  * (created with mode 0660 and group `group` if not empty; a stale socket is replaced, a live
  * one is -EADDRINUSE). Returns 0 or -errno, logged.
  */

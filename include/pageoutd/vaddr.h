@@ -126,6 +126,8 @@ struct vaddr_policy_stats {
 	uint64_t failures_total[FAIL_MAX]; /* cycles the policy's work failed, by kind */
 	uint64_t rss_drop_bytes_total;	   /* observed RSS drop of the advised processes */
 	uint64_t memcg_drop_bytes_total;   /* observed anon+file drop of the cgroups */
+	bool memcg_known; /* some cgroup had a memory.stat at the last read (cgroup v2 without
+			   * the memory controller has none): memcg_drop means something */
 	uint64_t last_advised, last_rss_drop;
 	double psi_some_avg10;	 /* the highest of its cgroups, -1 when unknown */
 	uint64_t frozen_cgroups; /* frozen_only: its cgroups frozen when last read */

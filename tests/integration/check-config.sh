@@ -9,8 +9,15 @@ echo "$out" | grep -q '^policy batch: cgroup=/batch.slice engine=vaddr'; ok $? "
 echo "$out" | grep -q '^policy machines: cgroup=/machine.slice/\* engine=paddr'; ok $? "machines policy printed"
 echo "$out" | grep '^policy batch: ' | grep -v -q 'quota_time=' && echo "$out" | grep '^policy machines: ' | grep -v -q 'frozen_only='
 ok $? "each policy is printed with the keys of its engine only"
-mkdir "$T/android"; cp "$top_srcdir/conf/android/cached-apps.conf" "$T/android/"
-"$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$T/android" >/dev/null 2>&1; ok $? "android example is valid"
+mkdir "$T/android" "$T/android-generic"
+cp "$top_srcdir/conf/android/cached-apps.conf" "$T/android/"
+cp "$top_srcdir/conf/android/cached-apps-generic.conf" "$T/android-generic/"
+out=$("$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$T/android" 2>&1)
+ok $? "android example is valid"
+echo "$out" | grep -q '^policy cached-apps: cgroup=/uid_\*/pid_\* engine=vaddr'
+ok $? "android example matches AOSP's /uid_UID/pid_PID cgroups"
+"$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$T/android-generic" >/dev/null 2>&1
+ok $? "generic android example (one cgroup per app) is valid"
 
 mkdir "$T/d"
 : > "$T/main-ok.conf"

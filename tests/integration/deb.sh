@@ -28,7 +28,9 @@ for f in /usr/sbin/pageoutd /usr/bin/pageoutctl "$unitdir/pageoutd.service" \
 	/usr/share/man/man8/pageoutctl.8.gz /usr/share/man/man5/pageoutd.conf.5.gz \
 	/etc/pageoutd/pageoutd.conf /etc/pageoutd/conf.d/ /usr/share/doc/pageoutd/copyright \
 	/usr/share/doc/pageoutd/examples/batch.conf /usr/share/doc/pageoutd/examples/machines.conf \
-	/usr/share/doc/pageoutd/examples/cached-apps.conf /usr/share/doc/pageoutd/examples/app.conf; do
+	/usr/share/doc/pageoutd/examples/cached-apps.conf \
+	/usr/share/doc/pageoutd/examples/cached-apps-generic.conf \
+	/usr/share/doc/pageoutd/examples/app.conf; do
 	grep -qx -- "$f" "$T/files"; ok $? "in the package: $f"
 done
 ! grep -q -e '^/usr/local/' -e '^/var/run/' "$T/files"

@@ -409,11 +409,11 @@ def main():
         else:
             skip("socket activation", "built without systemd")
             skip("socket activation, configured socket", "built without systemd")
-        # Android's init: the socket in ANDROID_SOCKET_pageoutd (any build)
+        # Android's init: the socket in ANDROID_SOCKET_pageoutd (any build), bound but not
+        # listening: init leaves listen() to the daemon
         act = T + "/run/android.sock"
         ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         ls.bind(act)
-        ls.listen(16)
         ls.set_inheritable(True)
         log = open(T + "/log3", "w")
         d3 = subprocess.Popen([PAGEOUTD, "--foreground", "-c", T + "/main.conf", "-d", T + "/d"],

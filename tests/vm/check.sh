@@ -22,6 +22,9 @@ boot_once() {
 	start=$(date +%s)
 	"$s/tests/vm/boot.sh" -k "$1" -C "$cache" -t 900 \
 		-f "$b/pageoutd" -f "$b/tests/vm/guest/vm-damon" -f "$b/tests/vm/guest/vm-vaddr" -f "$b/tests/vm/guest/vm-paddr" -f "$b/tests/vm/guest/vm-daemon" -f "$s/conf/demo/app.conf" -f "$b/tests/unit/test-cgroup" \
+		-f "$b/tests/vm/guest/vm-android" -f "$b/tests/vm/guest/android-init" -f "$b/pageoutctl" \
+		-f "$b/build-android/pageoutd:pageoutd-android" -f "$s/conf/android/pageoutd.rc" \
+		-f "$s/conf/android/cached-apps.conf" -f "$s/conf/pageoutd.conf:android-pageoutd.conf" \
 		-f "$s/tests/vm/guest/run.sh" -- sh run.sh >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
