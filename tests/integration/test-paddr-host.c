@@ -28,6 +28,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/report.h"
 #include "pageoutd/util.h"
 #include "../lib/cfgtext.h"
 #include "../lib/child.h"
@@ -226,6 +227,18 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 		   !strcmp(fake_get(f, K "schemes/1/action"), "stat") &&
 		   paddr_policy_stats(p, "host")->freezer_missing,
 	   "frozen_only without a freezer: both schemes only count, and the stats say why");
+	{
+		struct report_src src = { .cfg = cfg, .paddr = p, .status = "test" };
+		struct sbuf st = { 0 }, js = { 0 };
+
+		report_status(&src, &st);
+		report_stats_json(&src, &js);
+		ok(st.s && strstr(st.s, "(frozen_only: no freezer)") && js.s &&
+			   strstr(js.s, "\"freezer\":\"unavailable\""),
+		   "and status and stats say so for the paddr policy as for vaddr ones");
+		sbuf_fini(&st);
+		sbuf_fini(&js);
+	}
 	put_state(f->top, "b", "THAWED\n");
 	put_state(f->top, "c", "FROZEN\n");
 	snprintf(top, sizeof(top), "%s/freezer", f->top);
