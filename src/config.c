@@ -99,7 +99,7 @@ static const struct key policy_keys[] = {
 	{ "min_free", K_RATE, P(min_free), 0, PPM_ONE, ANY },
 	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE, ANY },
 	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE, ANY },
-	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0, VADDR_ONLY },
+	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0, ANY },
 	{ NULL },
 };
 

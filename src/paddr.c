@@ -45,6 +45,7 @@ struct ppolicy {
 	bool operator_paused;
 	bool freezer_warned;
 	unsigned nsch;
+	unsigned nshare; /* the schemes its quotas are split over: frozen_only counts frozen ones */
 	struct paddr_policy_stats s;
 	struct log_cond refused_cond; /* more cgroups than schemes */
 };
@@ -596,8 +597,8 @@ static void decide(struct paddr *p, struct pcg *c)
 		c->st.paused_why = SKIP_SWAP_RESERVE;
 	}
 	/* dry run: the schemes only count (stat), nothing is reclaimed */
-	paddr_build_scheme(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale, pp->nsch,
-			   kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
+	paddr_build_scheme(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale,
+			   pp->nshare, kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
 	c->s.psi_some_avg10 = c->in.psi_known ? c->in.psi_some_avg10 : -1;
 	c->s.paused = c->st.paused;
 	c->s.paused_why = c->st.paused ? skip_reason_name(c->st.paused_why) : "";
@@ -870,6 +871,21 @@ unsigned paddr_frozen_changed(struct paddr *p)
 	return changed;
 }
 
+/*
+ * The schemes each policy's quotas are split over: every cgroup's, except that under frozen_only
+ * only the frozen ones reclaim, and a running app's scheme takes no part of the frozen apps'.
+ */
+static void share_quotas(struct paddr *p)
+{
+	for (size_t pi = 0; pi < p->npol; pi++)
+		p->pol[pi].nshare = 0;
+	for (size_t i = 0; i < p->nc; i++) {
+		struct ppolicy *pp = &p->pol[p->c[i].policy];
+
+		pp->nshare += policy_cgroup_gate(pp->cfg, p->c[i].frozen) == SKIP_MAX;
+	}
+}
+
 int paddr_cycle(struct paddr *p)
 {
 	struct policy_input sys = { 0 };
@@ -898,14 +914,28 @@ int paddr_cycle(struct paddr *p)
 	}
 	for (size_t i = 0; i < p->nc; i++) {
 		struct pcg *c = &p->c[i];
-		struct damon_scheme before = c->want;
 
 		read_inputs(p, c, &sys);
-		decide(p, c);
-		if (memcmp(&before, &c->want, sizeof(before)))
-			p->dirty = true;
 		p->pol[c->policy].s.frozen_cgroups += c->frozen == 1;
 		p->pol[c->policy].s.freezer_missing |= c->frozen == -EOPNOTSUPP;
+	}
+	share_quotas(p);
+	for (size_t i = 0; i < p->nc; i++) {
+		struct pcg *c = &p->c[i];
+		struct damon_scheme before = c->want;
+
+		decide(p, c);
+		/*
+		 * A paused scheme (stat) keeps the parameters it was paused with until it resumes:
+		 * it reclaims nothing whatever they are, and a commit costs every other scheme a
+		 * walk. Up to Linux 6.17 each commit restarts every scheme's apply interval
+		 * (damon_commit_ctx -> damon_set_attrs -> damos_set_next_apply_sis), so changes
+		 * committed more often than min_age keep every scheme from ever applying.
+		 */
+		if (c->st.paused && c->kidx >= 0 && !strcmp(before.action, "stat"))
+			c->want = before;
+		if (memcmp(&before, &c->want, sizeof(before)))
+			p->dirty = true;
 	}
 	warn_freezer(p);
 	if (p->running && damon_running(p->d, DAMON_SLOT_PADDR) == 0) {

@@ -103,6 +103,8 @@ static void view_paddr(const struct report_src *r, struct pview *v)
 	v->tried = s->tried_bytes_total;
 	v->qt_exceeds = s->qt_exceeds_total;
 	v->failures = s->failures_total;
+	v->frozen = s->frozen_cgroups;
+	v->freezer_missing = s->freezer_missing;
 	v->paused = s->cgroups > 0;
 	for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
 		if (strcmp(pol, v->p->name))

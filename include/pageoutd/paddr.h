@@ -11,7 +11,10 @@
  * every admitted region in turn), free-memory watermarks from min_free and, where the kernel
  * has goal metrics, a PSI goal from pressure_limit so that the kernel tunes the quota itself.
  * Each cycle pageoutd reads the cgroups' PSI, refaults and swap, pauses a scheme (action stat)
- * or narrows it (anon filter), backs off on refaults, and commits what changed online.
+ * or narrows it (anon filter), backs off on refaults, and commits what changed online. A paused
+ * scheme keeps its other parameters until it resumes: up to Linux 6.17 every commit restarts
+ * the apply interval of every scheme. Under frozen_only a running cgroup's scheme is paused
+ * (not_frozen) and the policy's quotas are split over its frozen cgroups' schemes only.
  * DAMON's paddr pageout re-checks references before reclaiming: memory used again after DAMON
  * chose it stays.
  */

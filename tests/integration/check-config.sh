@@ -7,8 +7,8 @@ out=$("$PAGEOUTD" --check-config -c "$top_srcdir/conf/pageoutd.conf" -d "$top_sr
 ok $rc "shipped pageoutd.conf + conf.d examples are valid"
 echo "$out" | grep -q '^policy batch: cgroup=/batch.slice engine=vaddr'; ok $? "batch policy printed on one line"
 echo "$out" | grep -q '^policy machines: cgroup=/machine.slice/\* engine=paddr'; ok $? "machines policy printed"
-echo "$out" | grep '^policy batch: ' | grep -v -q 'quota_time=' && echo "$out" | grep '^policy machines: ' | grep -v -q 'frozen_only='
-ok $? "each policy is printed with the keys of its engine only"
+echo "$out" | grep '^policy batch: ' | grep -v -q 'quota_time=' && echo "$out" | grep '^policy machines: ' | grep -q ' frozen_only=no'
+ok $? "each policy is printed with the keys of its engine (quota_time: paddr only; frozen_only: both)"
 mkdir "$T/android" "$T/android-generic"
 cp "$top_srcdir/conf/android/cached-apps.conf" "$T/android/"
 cp "$top_srcdir/conf/android/cached-apps-generic.conf" "$T/android-generic/"

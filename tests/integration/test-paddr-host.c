@@ -28,6 +28,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/report.h"
 #include "pageoutd/util.h"
 #include "../lib/cfgtext.h"
 #include "../lib/child.h"
@@ -213,7 +214,7 @@ static void put_state(const char *top, const char *cgroup, const char *state)
  */
 static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 {
-	char top[PATH_MAX];
+	char top[PATH_MAX], ms_one[32], bytes_b[32], bytes_c[32];
 
 	if (cg.version != 1) {
 		printf("# frozen_only: the v1 freezer tree test needs a v1 memory hierarchy\n");
@@ -226,6 +227,18 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 		   !strcmp(fake_get(f, K "schemes/1/action"), "stat") &&
 		   paddr_policy_stats(p, "host")->freezer_missing,
 	   "frozen_only without a freezer: both schemes only count, and the stats say why");
+	{
+		struct report_src src = { .cfg = cfg, .paddr = p, .status = "test" };
+		struct sbuf st = { 0 }, js = { 0 };
+
+		report_status(&src, &st);
+		report_stats_json(&src, &js);
+		ok(st.s && strstr(st.s, "(frozen_only: no freezer)") && js.s &&
+			   strstr(js.s, "\"freezer\":\"unavailable\""),
+		   "and status and stats say so for the paddr policy as for vaddr ones");
+		sbuf_fini(&st);
+		sbuf_fini(&js);
+	}
 	put_state(f->top, "b", "THAWED\n");
 	put_state(f->top, "c", "FROZEN\n");
 	snprintf(top, sizeof(top), "%s/freezer", f->top);
@@ -234,6 +247,28 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 	is_str(fake_get(f, K "schemes/0/action"), "stat", "running b: its scheme only counts");
 	is_str(fake_get(f, K "schemes/1/action"), "pageout", "frozen c: its scheme pages out");
 	is_u64(paddr_policy_stats(p, "host")->frozen_cgroups, 1, "one cgroup frozen");
+	/* the running cgroup's scheme takes no part of the quotas; its parameters stay put */
+	str_copy(ms_one, sizeof(ms_one), fake_get(f, K "schemes/1/quotas/ms"));
+	str_copy(bytes_b, sizeof(bytes_b), fake_get(f, K "schemes/0/quotas/bytes"));
+	str_copy(bytes_c, sizeof(bytes_c), fake_get(f, K "schemes/1/quotas/bytes"));
+	cfg->policies[0].quota_bytes *= 2;
+	paddr_cycle(p);
+	ok(strcmp(fake_get(f, K "schemes/1/quotas/bytes"), bytes_c) &&
+		   !strcmp(fake_get(f, K "schemes/0/quotas/bytes"), bytes_b),
+	   "a new quota reaches frozen c's scheme; running b's stat scheme keeps the one it was "
+	   "paused with (no commit for it: up to 6.17 each commit restarts every scheme's walk)");
+	cfg->policies[0].quota_bytes /= 2;
+	put_state(f->top, "b", "FROZEN\n");
+	put_state(f->top, "c", "FROZEN\n");
+	paddr_frozen_changed(p);
+	paddr_cycle(p);
+	ok(atoi(ms_one) >= 2 && atoi(fake_get(f, K "schemes/1/quotas/ms")) == atoi(ms_one) / 2,
+	   "the time quota goes to the frozen cgroups' schemes only: %s ms to c alone, %s ms "
+	   "each to b and c frozen",
+	   ms_one, fake_get(f, K "schemes/1/quotas/ms"));
+	put_state(f->top, "b", "THAWED\n");
+	paddr_frozen_changed(p);
+	paddr_cycle(p);
 	put_state(f->top, "b", "FROZEN\n");
 	put_state(f->top, "c", "THAWED\n");
 	is_int((int)paddr_frozen_changed(p), 2, "a freeze and a thaw are seen between cycles");

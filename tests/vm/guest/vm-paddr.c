@@ -7,6 +7,8 @@
  * while its scheme exists. First the quota is small (64K/100ms): the scheme stats show what it
  * bounds. Then a reload raises it: /vmt-pa's cold memory goes, /vmt-pb keeps all of its, and
  * the hot set stays resident because DAMON's paddr pageout re-checks references.
+ * Then frozen_only with a frozen and a running app under the real daemon (frozen(); alone with
+ * `vm-paddr frozen`).
  */
 #include <config.h>
 
@@ -250,7 +252,184 @@ static void cycle_for(struct paddr *p, unsigned secs)
 	}
 }
 
-int main(void)
+/* --- frozen_only: a frozen and a running app under one paddr policy --- */
+
+#define FZ_COLD 0x7e1000000000ULL
+#define FZ_HOT 0x7e1100000000ULL
+#define FZ_COLD_MB 32
+#define FZ_HOT_MB 8
+#define FZ_DIR "/run/pageoutd-vm-pfz"
+
+static int cg_put(const char *cg, const char *file, const char *v)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s/%s", cg, file);
+	return write_file_at(AT_FDCWD, p, v);
+}
+
+/* read len bytes of pid's memory at addr through process_vm_readv: its pages fault back in */
+static void read_remote(pid_t pid, uint64_t addr, uint64_t len)
+{
+	static char buf[MIB];
+
+	for (uint64_t o = 0; o < len; o += sizeof(buf)) {
+		struct iovec l = { buf, sizeof(buf) },
+			     r = { (void *)(uintptr_t)(addr + o), sizeof(buf) };
+
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
+			break;
+	}
+}
+
+/* the daemon's paddr kdamond (slot 1): every scheme's action and stats, as TAP comments */
+static void fz_schemes(unsigned t)
+{
+	char p[256], v[64], n[16] = "";
+	const char *k = VM_ADMIN "/kdamonds/1";
+	unsigned ns;
+
+	snprintf(p, sizeof(p), "%s/state", k);
+	for (int i = 0; i < 20 && write_file_at(AT_FDCWD, p, "update_schemes_stats") < 0; i++)
+		vm_sleep_ms(50);
+	snprintf(p, sizeof(p), "%s/contexts/0/schemes/nr_schemes", k);
+	read_file_at(AT_FDCWD, p, n, sizeof(n));
+	ns = (unsigned)atoi(n);
+	for (unsigned s = 0; s < ns; s++) {
+		static const char *const st[] = { "nr_tried", "sz_tried", "nr_applied",
+						  "sz_applied", "qt_exceeds" };
+		char line[512], act[16] = "", mc[128] = "";
+		int o;
+
+		snprintf(p, sizeof(p), "%s/contexts/0/schemes/%u/action", k, s);
+		read_file_at(AT_FDCWD, p, act, sizeof(act));
+		snprintf(p, sizeof(p), "%s/contexts/0/schemes/%u/filters/0/memcg_path", k, s);
+		if (read_file_at(AT_FDCWD, p, mc, sizeof(mc)) < 0) {
+			snprintf(p, sizeof(p), "%s/contexts/0/schemes/%u/ops_filters/0/memcg_path",
+				 k, s);
+			read_file_at(AT_FDCWD, p, mc, sizeof(mc));
+		}
+		o = snprintf(line, sizeof(line), "# t=%us scheme %u %s %s:", t, s, str_strip(mc),
+			     str_strip(act));
+		for (size_t i = 0; i < ARRAY_SIZE(st) && o > 0 && (size_t)o < sizeof(line); i++) {
+			snprintf(p, sizeof(p), "%s/contexts/0/schemes/%u/stats/%s", k, s, st[i]);
+			v[0] = '\0';
+			read_file_at(AT_FDCWD, p, v, sizeof(v));
+			o += snprintf(line + o, sizeof(line) - (size_t)o, " %s=%s", st[i],
+				      str_strip(v));
+		}
+		printf("%s\n", line);
+	}
+}
+
+/* seconds (up to max) until 90% of pid's cold area is swapped; max + 1 when never */
+static unsigned fz_wait(pid_t pid, pid_t other, unsigned max, long *ret, long *ret_other)
+{
+	unsigned t;
+
+	for (t = 0; t <= max; t++) {
+		long o = vm_area_swap_kb(other, FZ_COLD), oh = vm_area_swap_kb(other, FZ_HOT);
+
+		*ret = vm_area_swap_kb(pid, FZ_COLD);
+		o = (o > 0 ? o : 0) + (oh > 0 ? oh : 0);
+		*ret_other = o > *ret_other ? o : *ret_other;
+		if (*ret >= FZ_COLD_MB * 1024 * 9 / 10)
+			return t;
+		if (t % 10 == 0)
+			printf("# t=%us: frozen %ld kB swapped, running %ld kB\n", t, *ret, o);
+		vm_sleep_ms(1000);
+	}
+	return t;
+}
+
+/*
+ * frozen_only on paddr: two apps under one policy (a glob over /vmt-fz/a and /vmt-fz/b), each
+ * with 32 MiB of cold and 8 MiB of hot anonymous memory, one frozen and one running, and the
+ * real daemon. Each cgroup has its own scheme: the frozen app's cold memory goes, the running
+ * app keeps all of its. Then the first is thawed and reads its cold area back and the second
+ * is frozen: the switch follows.
+ */
+static void frozen(void)
+{
+	const long kb = FZ_COLD_MB * 1024;
+	struct vm_area lay[2][2];
+	pid_t app[2], d;
+	long a = 0, b = 0, ob = 0, oa = 0, a_back, a_after;
+	unsigned ta, tb;
+	int rc;
+
+	vm_cg_make("/vmt-fz");
+	cg_put("/vmt-fz", "cgroup.subtree_control", "+memory");
+	vm_cg_make("/vmt-fz/a");
+	vm_cg_make("/vmt-fz/b");
+	for (unsigned k = 0; k < 2; k++) {
+		lay[k][0] = (struct vm_area){ FZ_COLD, FZ_COLD_MB * MIB, false };
+		lay[k][1] = (struct vm_area){ FZ_HOT, FZ_HOT_MB * MIB, true };
+	}
+	app[0] = vm_spawn(lay[0], 2, "/vmt-fz/a");
+	app[1] = vm_spawn(lay[1], 2, "/vmt-fz/b");
+	rc = cg_put("/vmt-fz/a", "cgroup.freeze", "1");
+	ok(app[0] > 0 && app[1] > 0 && rc == 0,
+	   "frozen_only: two apps with %d MiB cold + %d MiB hot in /vmt-fz/a (frozen) and "
+	   "/vmt-fz/b (running)",
+	   FZ_COLD_MB, FZ_HOT_MB);
+	mkdir(FZ_DIR, 0700);
+	mkdir(FZ_DIR "/conf.d", 0755);
+	vm_put(FZ_DIR "/pageoutd.conf",
+	       "[daemon]\ninterval = 2s\nstate_dir = " FZ_DIR "\nsocket = " FZ_DIR "/sock\n"
+	       "log_level = info\n[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n");
+	/*
+	 * as conf/android/cached-apps.conf, with a shorter min_age and a time quota that TCG can
+	 * walk with; the refault back-off is on (1%): the thawed app's read-back refaults drive
+	 * it, and its paused scheme must not take the frozen app's walks away
+	 */
+	vm_put(FZ_DIR "/conf.d/apps.conf",
+	       "[policy]\ncgroup = /vmt-fz/*\nengine = paddr\nmin_age = 5s\nmax_access_rate = 0%\n"
+	       "memory = anon\nquota = 64M/1s\nquota_time = 500ms\nfrozen_only = yes\n"
+	       "pressure_limit = 20%\nswap_reserve = 10%\nmax_refault_rate = 1%\n");
+	d = vm_daemon_start(FZ_DIR, "/tmp/pageoutd-pfz.log", ~0ULL);
+	vm_sleep_ms(500);
+	if (!ok(waitpid(d, NULL, WNOHANG) == 0, "pageoutd runs a frozen_only paddr policy")) {
+		vm_show_log("/tmp/pageoutd-pfz.log", 20);
+		goto out;
+	}
+	ta = fz_wait(app[0], app[1], 90, &a, &ob);
+	printf("# frozen app: %ld of %ld kB cold swapped after %u s; running app: at most %ld kB "
+	       "swapped\n",
+	       a, kb, ta, ob);
+	fz_schemes(ta);
+	ok(a >= kb * 9 / 10, "at least 90%% of the frozen app's cold memory is swapped out");
+	ok(ob == 0, "the running app under the same policy lost nothing");
+	/* the first app thaws and reads its cold area back; the second is frozen */
+	cg_put("/vmt-fz/a", "cgroup.freeze", "0");
+	read_remote(app[0], FZ_COLD, FZ_COLD_MB * MIB);
+	a_back = vm_area_swap_kb(app[0], FZ_COLD);
+	cg_put("/vmt-fz/b", "cgroup.freeze", "1");
+	tb = fz_wait(app[1], app[0], 90, &b, &oa);
+	a_after = vm_area_swap_kb(app[0], FZ_COLD);
+	printf("# newly frozen app: %ld of %ld kB cold swapped %u s after its freeze; thawed app: "
+	       "%ld kB swapped after reading back, %ld kB at the end\n",
+	       b, kb, tb, a_back, a_after);
+	fz_schemes(tb);
+	ok(b >= kb * 9 / 10, "the switch follows: the newly frozen app's cold memory goes");
+	ok(a_after <= a_back, "and the thawed app loses nothing more");
+	rc = vm_daemon_stop(d);
+	is_int(rc, 0, "pageoutd exits 0 on SIGTERM");
+	fflush(stdout);
+	if (system("grep -E 'paddr|froze' /tmp/pageoutd-pfz.log | tail -n 8 | sed 's/^/#   /'") !=
+	    0)
+		vm_show_log("/tmp/pageoutd-pfz.log", 20);
+out:
+	cg_put("/vmt-fz/a", "cgroup.freeze", "0");
+	cg_put("/vmt-fz/b", "cgroup.freeze", "0");
+	vm_reap(app[0]);
+	vm_reap(app[1]);
+	vm_cg_remove("/vmt-fz/a");
+	vm_cg_remove("/vmt-fz/b");
+	vm_cg_remove("/vmt-fz");
+}
+
+int main(int argc, char **argv)
 {
 	const struct vm_area hot[1] = { { HOT_A, HOT_MB * MIB, true } };
 	struct cgrp_root cg;
@@ -268,6 +447,15 @@ int main(void)
 	vm_require_guest();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_setup(LOG_TARGET_STDERR, LOG_NOTICE);
+	/* 7.2 enables damon_stat by default; an operator releases it (vm-damon shows the error) */
+	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", en, sizeof(en)) >
+		    0 &&
+	    en[0] == 'Y')
+		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
+	if (argc > 1 && !strcmp(argv[1], "frozen")) {
+		frozen();
+		return tap_exit();
+	}
 	mkdir(state_dir, 0700);
 	ok(pagecache_fs() == 0, "ext4 on a zram disk for page cache at " PC);
 	ok(cgrp_init(&cg) == 0 && cg.version == 2, "cgroup v2");
@@ -284,11 +472,6 @@ int main(void)
 	   "vmt-pa and vmt-pb: %d MiB cold anon + %d MiB cold page cache each; vmt-pa: a hot "
 	   "%d MiB set; vmt-pc: 4 MiB; vmt-pd: %d MiB of cold anon in THPs (%ld kB)",
 	   COLD_MB, COLD_MB, HOT_MB, THP_MB, vm_area_field_kb(hd, COLD_A, "AnonHugePages"));
-	/* 7.2 enables damon_stat by default; an operator releases it (vm-damon shows the error) */
-	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", en, sizeof(en)) >
-		    0 &&
-	    en[0] == 'Y')
-		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
 	cfg = config("64K/100ms");
 	ok(cfg && damon_open(&d, VM_ADMIN, state_dir, NULL) == 0 && damon_acquire(&d) == 0 &&
 		   paddr_new(&p, cfg, &d, &cg) == 0,
@@ -468,5 +651,6 @@ int main(void)
 	vm_cg_remove("/vmt-pb");
 	cfg_free(cfg);
 	cfg_free(cfg2);
+	frozen();
 	return tap_exit();
 }
