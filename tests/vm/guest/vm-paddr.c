@@ -379,14 +379,16 @@ static void frozen(void)
 	       "[daemon]\ninterval = 2s\nstate_dir = " FZ_DIR "\nsocket = " FZ_DIR "/sock\n"
 	       "log_level = info\n[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n");
 	/*
-	 * as conf/android/cached-apps.conf, with a shorter min_age and a time quota that TCG can
-	 * walk with; the refault back-off is on (1%): the thawed app's read-back refaults drive
-	 * it, and its paused scheme must not take the frozen app's walks away
+	 * as conf/android/cached-apps.conf, with paddr's max_access_rate (its default, 50%: the
+	 * kernel's young check decides per page, so cold pages that share a region with pages the
+	 * app used before its freeze go too), a shorter min_age and a time quota that TCG can walk
+	 * with; the refault back-off is on (1%): the thawed app's read-back refaults drive it, and
+	 * its paused scheme must not take the frozen app's walks away
 	 */
 	vm_put(FZ_DIR "/conf.d/apps.conf",
-	       "[policy]\ncgroup = /vmt-fz/*\nengine = paddr\nmin_age = 5s\nmax_access_rate = 0%\n"
-	       "memory = anon\nquota = 64M/1s\nquota_time = 500ms\nfrozen_only = yes\n"
-	       "pressure_limit = 20%\nswap_reserve = 10%\nmax_refault_rate = 1%\n");
+	       "[policy]\ncgroup = /vmt-fz/*\nengine = paddr\nmin_age = 5s\nmemory = anon\n"
+	       "quota = 64M/1s\nquota_time = 500ms\nfrozen_only = yes\npressure_limit = 20%\n"
+	       "swap_reserve = 10%\nmax_refault_rate = 1%\n");
 	d = vm_daemon_start(FZ_DIR, "/tmp/pageoutd-pfz.log", ~0ULL);
 	vm_sleep_ms(500);
 	if (!ok(waitpid(d, NULL, WNOHANG) == 0, "pageoutd runs a frozen_only paddr policy")) {
