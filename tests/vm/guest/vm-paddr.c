@@ -260,28 +260,6 @@ static void cycle_for(struct paddr *p, unsigned secs)
 #define FZ_HOT_MB 8
 #define FZ_DIR "/run/pageoutd-vm-pfz"
 
-static int cg_put(const char *cg, const char *file, const char *v)
-{
-	char p[512];
-
-	snprintf(p, sizeof(p), VM_CGROOT "%s/%s", cg, file);
-	return write_file_at(AT_FDCWD, p, v);
-}
-
-/* read len bytes of pid's memory at addr through process_vm_readv: its pages fault back in */
-static void read_remote(pid_t pid, uint64_t addr, uint64_t len)
-{
-	static char buf[MIB];
-
-	for (uint64_t o = 0; o < len; o += sizeof(buf)) {
-		struct iovec l = { buf, sizeof(buf) },
-			     r = { (void *)(uintptr_t)(addr + o), sizeof(buf) };
-
-		if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
-			break;
-	}
-}
-
 /* the daemon's paddr kdamond (slot 1): every scheme's action and stats, as TAP comments */
 static void fz_schemes(unsigned t)
 {
@@ -359,7 +337,7 @@ static void frozen(void)
 	int rc;
 
 	vm_cg_make("/vmt-fz");
-	cg_put("/vmt-fz", "cgroup.subtree_control", "+memory");
+	vm_cg_put("/vmt-fz", "cgroup.subtree_control", "+memory");
 	vm_cg_make("/vmt-fz/a");
 	vm_cg_make("/vmt-fz/b");
 	for (unsigned k = 0; k < 2; k++) {
@@ -368,7 +346,7 @@ static void frozen(void)
 	}
 	app[0] = vm_spawn(lay[0], 2, "/vmt-fz/a");
 	app[1] = vm_spawn(lay[1], 2, "/vmt-fz/b");
-	rc = cg_put("/vmt-fz/a", "cgroup.freeze", "1");
+	rc = vm_cg_put("/vmt-fz/a", "cgroup.freeze", "1");
 	ok(app[0] > 0 && app[1] > 0 && rc == 0,
 	   "frozen_only: two apps with %d MiB cold + %d MiB hot in /vmt-fz/a (frozen) and "
 	   "/vmt-fz/b (running)",
@@ -403,10 +381,10 @@ static void frozen(void)
 	ok(a >= kb * 9 / 10, "at least 90%% of the frozen app's cold memory is swapped out");
 	ok(ob == 0, "the running app under the same policy lost nothing");
 	/* the first app thaws and reads its cold area back; the second is frozen */
-	cg_put("/vmt-fz/a", "cgroup.freeze", "0");
-	read_remote(app[0], FZ_COLD, FZ_COLD_MB * MIB);
+	vm_cg_put("/vmt-fz/a", "cgroup.freeze", "0");
+	vm_read_remote(app[0], FZ_COLD, FZ_COLD_MB * MIB);
 	a_back = vm_area_swap_kb(app[0], FZ_COLD);
-	cg_put("/vmt-fz/b", "cgroup.freeze", "1");
+	vm_cg_put("/vmt-fz/b", "cgroup.freeze", "1");
 	tb = fz_wait(app[1], app[0], 90, &b, &oa);
 	a_after = vm_area_swap_kb(app[0], FZ_COLD);
 	printf("# newly frozen app: %ld of %ld kB cold swapped %u s after its freeze; thawed app: "
@@ -422,8 +400,8 @@ static void frozen(void)
 	    0)
 		vm_show_log("/tmp/pageoutd-pfz.log", 20);
 out:
-	cg_put("/vmt-fz/a", "cgroup.freeze", "0");
-	cg_put("/vmt-fz/b", "cgroup.freeze", "0");
+	vm_cg_put("/vmt-fz/a", "cgroup.freeze", "0");
+	vm_cg_put("/vmt-fz/b", "cgroup.freeze", "0");
 	vm_reap(app[0]);
 	vm_reap(app[1]);
 	vm_cg_remove("/vmt-fz/a");

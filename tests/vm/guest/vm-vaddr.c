@@ -165,29 +165,6 @@ static void reclaim(void)
 	vm_reap(po);
 }
 
-/* write `v` to a cgroup file under VM_CGROOT */
-static int cg_put(const char *cg, const char *file, const char *v)
-{
-	char p[512];
-
-	snprintf(p, sizeof(p), VM_CGROOT "%s/%s", cg, file);
-	return write_file_at(AT_FDCWD, p, v);
-}
-
-/* read len bytes of pid's memory at addr through process_vm_readv: its pages fault back in */
-static void read_remote(pid_t pid, uint64_t addr, uint64_t len)
-{
-	static char buf[MIB];
-
-	for (uint64_t o = 0; o < len; o += sizeof(buf)) {
-		struct iovec l = { buf, sizeof(buf) },
-			     r = { (void *)(uintptr_t)(addr + o), sizeof(buf) };
-
-		if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
-			break;
-	}
-}
-
 /* seconds (up to max) until at least 90% of pid's area at addr (kb) is swapped; max+1 if never */
 static unsigned wait_swapped(pid_t pid, uint64_t addr, long kb, unsigned max, long *ret)
 {
@@ -247,7 +224,7 @@ static void frozen(void)
 	int rc;
 
 	vm_cg_make("/vmt-apps");
-	cg_put("/vmt-apps", "cgroup.subtree_control", "+memory");
+	vm_cg_put("/vmt-apps", "cgroup.subtree_control", "+memory");
 	vm_cg_make("/vmt-apps/a");
 	vm_cg_make("/vmt-apps/b");
 	for (unsigned k = 0; k < 2; k++) {
@@ -256,7 +233,7 @@ static void frozen(void)
 	}
 	app[0] = vm_spawn(lay[0], 2, "/vmt-apps/a");
 	app[1] = vm_spawn(lay[1], 2, "/vmt-apps/b");
-	rc = cg_put("/vmt-apps/a", "cgroup.freeze", "1");
+	rc = vm_cg_put("/vmt-apps/a", "cgroup.freeze", "1");
 	ok(app[0] > 0 && app[1] > 0 && rc == 0,
 	   "two apps with 32 MiB cold + 8 MiB hot in /vmt-apps/a (frozen) and /vmt-apps/b");
 	/* 5 s cycles: a freeze reclaimed well within one shows the cgroup.events watch at work */
@@ -288,10 +265,10 @@ static void frozen(void)
 		   "per cgroup: the frozen app's reclaimed bytes are > 0, the running app's 0");
 	}
 	/* the first app thaws and reads its cold area back; the second is frozen */
-	cg_put("/vmt-apps/a", "cgroup.freeze", "0");
-	read_remote(app[0], COLD(0), 32 * MIB);
+	vm_cg_put("/vmt-apps/a", "cgroup.freeze", "0");
+	vm_read_remote(app[0], COLD(0), 32 * MIB);
 	a_back = vm_area_swap_kb(app[0], COLD(0));
-	cg_put("/vmt-apps/b", "cgroup.freeze", "1");
+	vm_cg_put("/vmt-apps/b", "cgroup.freeze", "1");
 	tb = wait_swapped(app[1], COLD(1), kb, 30, &b);
 	printf("# newly frozen app: %ld of %ld kB cold swapped %u s after its freeze\n", b, kb, tb);
 	ok(b >= kb * 9 / 10 && tb <= 3,
@@ -318,7 +295,7 @@ static void frozen(void)
 	if (system("grep -E 'froze or thawed|advised [1-9]' /tmp/pageoutd-frozen.log | tail -n 6 | "
 		   "sed 's/^/#   /'") != 0)
 		vm_show_log("/tmp/pageoutd-frozen.log", 6);
-	cg_put("/vmt-apps/b", "cgroup.freeze", "0");
+	vm_cg_put("/vmt-apps/b", "cgroup.freeze", "0");
 	vm_reap(app[0]);
 	vm_reap(app[1]);
 	vm_cg_remove("/vmt-apps/a");

@@ -364,6 +364,29 @@ static inline void vm_cg_remove(const char *cg)
 	rmdir(p);
 }
 
+/* vm_cg_put: write v to file of cgroup cg (a path under VM_CGROOT); 0 or -errno */
+static inline int vm_cg_put(const char *cg, const char *file, const char *v)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s/%s", cg, file);
+	return write_file_at(AT_FDCWD, p, v);
+}
+
+/* vm_read_remote: read len bytes of pid's memory at addr (process_vm_readv), faulting it in */
+static inline void vm_read_remote(pid_t pid, uint64_t addr, uint64_t len)
+{
+	static char buf[MIB];
+
+	for (uint64_t o = 0; o < len; o += sizeof(buf)) {
+		struct iovec l = { buf, sizeof(buf) },
+			     r = { (void *)(uintptr_t)(addr + o), sizeof(buf) };
+
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
+			break;
+	}
+}
+
 static inline uint64_t vm_cg_u64(const char *cg, const char *file)
 {
 	char p[512];
