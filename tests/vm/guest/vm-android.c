@@ -16,7 +16,7 @@
 #include "lifecycle.h"
 #include "../../lib/tap.h"
 
-#define NSTEP 21 /* lifecycle steps after the launches: about 85 s */
+#define NSTEP 17 /* lifecycle steps after the launches: about 70 s */
 #define LOG "/tmp/pageoutd-android.log"
 
 static pid_t daemon_pid;
