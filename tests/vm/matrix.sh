@@ -46,20 +46,26 @@ for k in "$@"; do
 		status=1
 		verdict="**failed**: $((${n:-0} - ${nf:-0}))/${n:-0} on the last of $boots boots"
 	fi
-	printf '| %s | %s | %s | %s | %s s |\n' "$k" "$kver" "${feats:-not reached}" "$verdict" \
-		"$secs" >>"$rows"
+	printf '| %s | %s | %s | %s | %s s | %s |\n' "$k" "$kver" "${feats:-not reached}" \
+		"$verdict" "$secs" "$(date -u +%Y-%m-%d)" >>"$rows"
 	rm -f "$log"
 done
+# the rows of series not booted this time stay as they were, each with the date it was booted
+if [ -f "$out" ]; then
+	for k in "$@"; do echo "| $k |"; done >"$rows.new"
+	grep '^| [0-9]' "$out" | grep -v -F -f "$rows.new" >>"$rows"
+	rm -f "$rows.new"
+fi
 {
 	echo "# Kernel matrix"
 	echo
-	echo "Written by \`make check-matrix\` (tests/vm/matrix.sh) on $(date -u +%Y-%m-%d): every guest"
-	echo "test of \`make check-vm\` on each Debian cloud kernel series, under QEMU (TCG). The"
-	echo "features are those pageoutd's DAMON layer detected in that guest's sysfs tree."
+	echo "Written by \`make check-matrix\` (tests/vm/matrix.sh): every guest test of \`make"
+	echo "check-vm\` on each Debian cloud kernel series, under QEMU (TCG). The features are those"
+	echo "pageoutd's DAMON layer detected in that guest's sysfs tree."
 	echo
-	echo "| series | kernel | DAMON features detected | checks | time |"
-	echo "|---|---|---|---|---|"
-	cat "$rows"
+	echo "| series | kernel | DAMON features detected | checks | time | booted |"
+	echo "|---|---|---|---|---|---|"
+	sort -t '|' -k2,2V "$rows"
 } >"$out"
 rm -f "$rows"
 echo "== check-matrix: table in $out"
