@@ -1764,7 +1764,7 @@ void vaddr_log_summary(const struct vaddr *v)
 				   : vp->st.paused_why == SKIP_PRESSURE ? "; paused: pressure"
 				   : vp->st.paused_why == SKIP_NOT_FROZEN ? "; paused: not frozen"
 				   : vp->st.paused_why == SKIP_SWAP_RESERVE
-					   ? "; paused: free swap at swap_reserve"
+					   ? "; paused: no free swap above swap_reserve"
 					   : "; paused: free memory above min_free")
 				: "");
 	}

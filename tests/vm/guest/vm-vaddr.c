@@ -338,6 +338,13 @@ static void swap_reserve(void)
 	app = vm_spawn(lay, 2, "/vmt-zram");
 	total = meminfo_kb("SwapTotal");
 	free0 = meminfo_kb("SwapFree");
+	if (total <= 0 || free0 <= room_kb) {
+		ok(0, "swap_reserve: the guest has swap (SwapTotal %ld kB, SwapFree %ld kB)", total,
+		   free0);
+		vm_reap(app);
+		vm_cg_remove("/vmt-zram");
+		return;
+	}
 	/* the reserve as a rate of swap, rounded down to the grammar's 0.0001%: room >= 16 MiB */
 	ppm = (unsigned long long)(free0 - room_kb) * 1000000ULL / (unsigned long long)total;
 	reserve_kb = (long)((unsigned long long)total * ppm / 1000000ULL);
