@@ -87,9 +87,17 @@ cp "$vmlinuz" "$out/vmlinuz"
 mods=$(ls -d "$root/lib/modules/$kver" "$root/usr/lib/modules/$kver" 2>/dev/null | head -n 1)
 # only what the guest loads: zram and what it depends on
 for m in zram zsmalloc lz4_compress lz4hc_compress; do
-	f=$(find "$mods" -name "$m.ko*" | head -n 1)
+	f=$([ -z "$mods" ] || find "$mods" -name "$m.ko*" | head -n 1)
 	[ -n "$f" ] && cp "$f" "$out/modules/"
 done
+# the guest's swap is zram: a kernel without it (built in, or as a module here) cannot run
+# the tests, and must not look as if it had run them
+if ! ls "$out/modules"/zram.ko* >/dev/null 2>&1 &&
+	! grep -q '^CONFIG_ZRAM=y' "$out/config" 2>/dev/null; then
+	rm -rf "$tmp" "$out"
+	echo "kernel.sh: no zram in $kver's packages on the mirror ($list): no swap in the guest" >&2
+	exit 1
+fi
 echo "$kver" >"$out/kver"
 rm -rf "$tmp"
 echo "kernel.sh: $series kernel $kver ready" >&2
