@@ -335,10 +335,10 @@ static void set_state(struct daemon *d, const char *fmt, ...)
 
 /*
  * The per-cgroup figures of the paddr engine, which keeps one scheme per cgroup: each
- * scheme's sz_applied, and the frozen state of frozen_only policies' cgroups read here. An
- * engine not running has none.
+ * scheme's sz_applied, and for frozen_only policies the frozen state the engine last read.
+ * An engine not running has none.
  */
-static void paddr_figures(struct daemon *d, bool frozen_only_read)
+static void paddr_figures(struct daemon *d)
 {
 	const struct paddr_cgroup_stats *c;
 	const char *path, *pol;
@@ -354,8 +354,8 @@ static void paddr_figures(struct daemon *d, bool frozen_only_read)
 		if (!e)
 			continue;
 		e->reclaimed_bytes_total = c->sz_applied;
-		if (frozen_only_read && p && p->frozen_only)
-			cgstat_frozen(d->cgstat, e, cgrp_frozen(&d->cg, path), now);
+		if (p && p->frozen_only)
+			cgstat_frozen(d->cgstat, e, paddr_cgroup_frozen(d->paddr, i), now);
 	}
 	cgstat_sweep(d->cgstat, ENGINE_PADDR);
 	if (!d->vaddr) {
@@ -421,7 +421,7 @@ static void cycle(struct daemon *d)
 			  d->paddr ? paddr_stats(d->paddr)->schemes : 0,
 			  fmt_size(sz, sizeof(sz), report_reclaimed_bytes(&rs)));
 	}
-	paddr_figures(d, true);
+	paddr_figures(d);
 	arm_thaw_timer(d);
 	d->cycle_us_total += now_usec() - t0;
 	if (!d->ready) {
@@ -594,7 +594,7 @@ static int on_cgroup_events(struct loop *l, int fd, uint32_t events, void *data)
 		n += vaddr_frozen_changed(d->vaddr);
 	if (d->paddr) {
 		n += paddr_frozen_changed(d->paddr);
-		paddr_figures(d, true);
+		paddr_figures(d);
 	}
 	arm_thaw_timer(d);
 	if (n) {

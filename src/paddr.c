@@ -976,6 +976,11 @@ const struct paddr_cgroup_stats *paddr_cgroup_at(const struct paddr *p, size_t i
 	return &p->c[i].s;
 }
 
+int paddr_cgroup_frozen(const struct paddr *p, size_t i)
+{
+	return i < p->nc ? p->c[i].frozen : -ENOENT;
+}
+
 int paddr_scheme_of(const struct paddr *p, const char *path)
 {
 	for (size_t i = 0; i < p->nc; i++)

@@ -143,6 +143,11 @@ const struct paddr_stats *paddr_stats(const struct paddr *p);
 const struct paddr_policy_stats *paddr_policy_stats(const struct paddr *p, const char *policy);
 /* paddr_cgroup_stats: the figures of one cgroup (path), NULL when it has no scheme. */
 const struct paddr_cgroup_stats *paddr_cgroup_stats(const struct paddr *p, const char *path);
+/*
+ * paddr_cgroup_frozen: the frozen state of the i-th cgroup with a scheme as the engine last
+ * read it (cgrp_frozen: 1, 0 or -errno); meaningful for frozen_only policies only.
+ */
+int paddr_cgroup_frozen(const struct paddr *p, size_t i);
 /* paddr_scheme_of: the scheme index of a cgroup in the kdamond, or -1. */
 int paddr_scheme_of(const struct paddr *p, const char *path);
 /* paddr_cgroup_at: the i-th cgroup with a scheme (NULL past the end), its path and policy. */
