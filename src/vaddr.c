@@ -1434,6 +1434,22 @@ out:
 	return settled;
 }
 
+/*
+ * cut_range: shorten r to at most limit bytes, rounded down to whole pages; what is cut is
+ * added to *skipped. Returns r's size after the cut.
+ */
+static uint64_t cut_range(struct vrange *r, uint64_t limit, uint64_t page_size, uint64_t *skipped)
+{
+	uint64_t sz = r->end - r->start, part;
+
+	if (sz <= limit)
+		return sz;
+	part = limit & ~(page_size - 1);
+	*skipped += sz - part;
+	r->end = r->start + part;
+	return part;
+}
+
 static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *snap, uint64_t now)
 {
 	struct vpolicy *vp = &v->pol[pi];
@@ -1561,20 +1577,12 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	room = vp->st.anon_room > v->cycle_anon ? vp->st.anon_room - v->cycle_anon : 0;
 	for (size_t k = 0; k < nw; k++) {
 		struct vwork x = w[k];
-		uint64_t sz = x.r.end - x.r.start, part;
+		uint64_t sz;
 
-		if ((x.r.kind & MEMORY_ANON) && sz > room) {
-			part = room & ~(v->page_size - 1);
-			vp->s.skipped_total[SKIP_SWAP_RESERVE] += sz - part;
-			x.r.end = x.r.start + part;
-			sz = part;
-		}
-		if (sz > budget) {
-			part = budget & ~(v->page_size - 1);
-			vp->s.skipped_total[SKIP_QUOTA] += sz - part;
-			x.r.end = x.r.start + part;
-			sz = part;
-		}
+		if (x.r.kind & MEMORY_ANON)
+			cut_range(&x.r, room, v->page_size,
+				  &vp->s.skipped_total[SKIP_SWAP_RESERVE]);
+		sz = cut_range(&x.r, budget, v->page_size, &vp->s.skipped_total[SKIP_QUOTA]);
 		if (!sz)
 			continue;
 		budget -= sz;
