@@ -22,19 +22,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/madvise.h"
 #include "pageoutd/policy.h"
-
-/* A range of one process with what DAMON said of it. Lists are sorted and disjoint. */
-struct vrange {
-	uint64_t start, end;
-	uint32_t nr_accesses;
-	uint64_t age_us;
-	unsigned kind; /* vrange_clip's output: MEMORY_ANON or MEMORY_FILE, its VMA's kind */
-};
-
-struct vrange_list {
-	size_t nr, cap;
-	struct vrange *r;
-};
+#include "pageoutd/vrange.h"
 
 enum vma_class {
 	VMA_ANON,
@@ -63,28 +51,6 @@ struct vma_list {
  */
 unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret, unsigned max);
 
-/* Pure helpers, exposed for tests. */
-/*
- * vrange_rescale: ages of l counted in intervals of from µs, counted again in intervals of to µs,
- * and at most cap_us (how long the process had been watched then).
- */
-void vrange_rescale(struct vrange_list *l, uint64_t from, uint64_t to, uint64_t cap_us);
-int vrange_push(struct vrange_list *l, uint64_t start, uint64_t end, uint32_t nr_accesses,
-		uint64_t age_us);
-void vrange_list_fini(struct vrange_list *l);
-uint64_t vrange_bytes(const struct vrange_list *l);
-/* out = a ∩ b (attributes from a); out = a − b. out must differ from a and b. */
-int vrange_intersect(const struct vrange_list *a, const struct vrange_list *b,
-		     struct vrange_list *out);
-int vrange_subtract(const struct vrange_list *a, const struct vrange_list *b,
-		    struct vrange_list *out);
-/*
- * vrange_confirm: the parts of cur that were also in prev and whose age grew by at least
- * min_gain_us since (an access in between would have reset it): two snapshots that agree.
- * The bytes in both whose age did not grow are added to *turned.
- */
-int vrange_confirm(const struct vrange_list *cur, const struct vrange_list *prev,
-		   uint64_t min_gain_us, struct vrange_list *out, uint64_t *turned);
 /*
  * The kdamond's own clock. DAMON counts a region's age in aggregation intervals and an interval
  * in samples: on a loaded host every sample takes longer than sample_interval, the intervals

@@ -22,51 +22,6 @@
 
 #define K 4096ull
 
-static struct vrange_list L(const uint64_t (*r)[2], size_t n) {
-	struct vrange_list l = { 0 };
-
-	for (size_t i = 0; i < n; i++)
-		vrange_push(&l, r[i][0], r[i][1], (unsigned)i, 0);
-	return l;
-}
-
-static void
-ranges(void)
-{
-	const uint64_t a_[][2] = { { 0, 10 * K }, { 20 * K, 30 * K } };
-	const uint64_t b_[][2] = { { 5 * K, 25 * K } };
-	struct vrange_list a = L(a_, 2), b = L(b_, 1), o = { 0 };
-
-	vrange_intersect(&a, &b, &o);
-	ok(o.nr == 2 && o.r[0].start == 5 * K && o.r[0].end == 10 * K && o.r[1].start == 20 * K &&
-		   o.r[1].end == 25 * K,
-	   "intersection of two range sets");
-	vrange_subtract(&a, &b, &o);
-	ok(o.nr == 2 && o.r[0].end == 5 * K && o.r[1].start == 25 * K && o.r[1].end == 30 * K,
-	   "difference of two range sets");
-	is_u64(vrange_bytes(&o), 10 * K, "bytes of a set");
-	vrange_subtract(&b, &a, &o);
-	ok(o.nr == 1 && o.r[0].start == 10 * K && o.r[0].end == 20 * K, "the other difference");
-	{
-		struct vrange_list prev = { 0 }, cur = { 0 };
-		uint64_t turned = 0;
-
-		/* two regions cold in both snapshots 4 s apart: one aged on, one was reset */
-		vrange_push(&prev, 0, 10 * K, 0, 5000000);
-		vrange_push(&prev, 10 * K, 20 * K, 0, 5000000);
-		vrange_push(&cur, 0, 10 * K, 0, 9000000);
-		vrange_push(&cur, 10 * K, 20 * K, 0, 3500000);
-		vrange_confirm(&cur, &prev, 1000000, &o, &turned);
-		ok(o.nr == 1 && o.r[0].end == 10 * K && turned == 10 * K,
-		   "two snapshots agree only where the age kept growing; a reset age turned hot");
-		vrange_list_fini(&prev);
-		vrange_list_fini(&cur);
-	}
-	vrange_list_fini(&a);
-	vrange_list_fini(&b);
-	vrange_list_fini(&o);
-}
-
 static const char smaps[] = "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/app\n"
 			    "Rss:                   4 kB\n"
 			    "VmFlags: rd ex mr mw me\n"
@@ -353,22 +308,6 @@ static void madvise_contract(void)
 	}
 }
 
-/* The kdamond's clock read off two snapshots of one target's regions. */
-static void rescale(void)
-{
-	struct vrange r[] = { { 0, 4096, 0, 7000000, 0 }, { 8192, 12288, 0, 1000000, 0 } };
-	struct vrange_list l = { 2, 2, r };
-
-	/* 70 and 10 intervals of 100 ms, counted in the 350 ms the kdamond was found to keep */
-	vrange_rescale(&l, 100000, 350000, 20000000);
-	ok(r[0].age_us == 20000000 && r[1].age_us == 3500000,
-	   "rescale: ages follow the clock, capped at how long the process was watched");
-	vrange_rescale(&l, 350000, 100000, UINT64_MAX);
-	ok(r[0].age_us == 5714285 && r[1].age_us == 1000000, "rescale: and back down");
-	vrange_rescale(&l, 0, 100000, 0);
-	ok(r[0].age_us == 5714285, "rescale: no earlier clock, nothing to do");
-}
-
 static void clock(void)
 {
 	struct vrange_list prev = { 0 };
@@ -424,9 +363,7 @@ static void seeds(void)
 
 int main(void)
 {
-	ranges();
 	seeds();
-	rescale();
 	clock();
 	vmas();
 	policy();
