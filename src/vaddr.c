@@ -24,6 +24,7 @@
 #include "pageoutd/log.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
+#include "pageoutd/vma.h"
 #include "pageoutd/vrange.h"
 
 #define PF_KTHREAD 0x00200000u
@@ -70,168 +71,6 @@ static int mapped_from(const struct vrange_list *m, uint64_t s, size_t *j)
 	return *j < m->nr ? 0 : -ENOENT;
 }
 
-/* ---- VMAs ---- */
-
-void vma_list_fini(struct vma_list *l)
-{
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret, unsigned max)
-{
-	unsigned n = 0;
-
-	/* insertion by size into ret[0..n), the largest first; then back to address order */
-	for (size_t i = 0; i < vmas->nr && max; i++) {
-		uint64_t sz = vmas->v[i].end - vmas->v[i].start;
-		unsigned k;
-
-		/* [vsyscall] and anything else in the kernel half is not DAMON's to watch */
-		if (!sz || vmas->v[i].start >= 0xffff800000000000ULL)
-			continue;
-		if (n == max && sz <= ret[n - 1].end - ret[n - 1].start)
-			continue;
-		k = n < max ? n++ : n - 1;
-		while (k > 0 && ret[k - 1].end - ret[k - 1].start < sz) {
-			ret[k] = ret[k - 1];
-			k--;
-		}
-		ret[k] = (struct damon_range){ vmas->v[i].start, vmas->v[i].end };
-	}
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned k = i; k > 0 && ret[k - 1].start > ret[k].start; k--) {
-			struct damon_range x = ret[k];
-
-			ret[k] = ret[k - 1];
-			ret[k - 1] = x;
-		}
-	return n;
-}
-
-static bool flags_locked(const char *flags)
-{
-	/* VmFlags: two-letter words; lo locked, ht hugetlb, pf PFN map, io I/O mapping */
-	for (const char *p = flags; *p;) {
-		while (*p == ' ')
-			p++;
-		if (!p[0] || !p[1])
-			break;
-		if ((p[0] == 'l' && p[1] == 'o') || (p[0] == 'h' && p[1] == 't') ||
-		    (p[0] == 'p' && p[1] == 'f') || (p[0] == 'i' && p[1] == 'o'))
-			return true;
-		p += 2;
-	}
-	return false;
-}
-
-int vma_parse_smaps(const char *buf, struct vma_list *ret)
-{
-	ret->nr = 0;
-	for (const char *l = buf; l && *l;) {
-		const char *nl = strchr(l, '\n');
-		unsigned long long s, e, ino;
-		char perms[8], path[256] = "";
-		int n = 0;
-
-		if (sscanf(l, "%llx-%llx %7s %*s %*s %llu %n", &s, &e, perms, &ino, &n) == 4) {
-			struct vma *v;
-
-			if (ret->nr == ret->cap) {
-				size_t cap = ret->cap ? ret->cap * 2 : 64;
-				struct vma *nv = reallocarray(ret->v, cap, sizeof(*nv));
-
-				if (!nv)
-					return -ENOMEM;
-				ret->v = nv;
-				ret->cap = cap;
-			}
-			sscanf(l + n, "%255[^\n]", path);
-			v = &ret->v[ret->nr++];
-			v->start = s;
-			v->end = e;
-			if (path[0] == '/')
-				v->cls = VMA_FILE;
-			else if (path[0] == '[' && strncmp(path, "[heap]", 6) &&
-				 strncmp(path, "[stack", 6) && strncmp(path, "[anon:", 6))
-				v->cls = VMA_SPECIAL;
-			else
-				v->cls = VMA_ANON;
-		} else if (!strncmp(l, "VmFlags:", 8) && ret->nr) {
-			char flags[256] = "";
-
-			sscanf(l + 8, "%255[^\n]", flags);
-			if (flags_locked(flags))
-				ret->v[ret->nr - 1].cls = VMA_LOCKED;
-		}
-		l = nl ? nl + 1 : NULL;
-	}
-	return 0;
-}
-
-/* the memory kind (MEMORY_ANON or MEMORY_FILE) a VMA's pages are of; 0: special or locked */
-static unsigned vma_kind(const struct vma *v)
-{
-	return v->cls == VMA_ANON ? MEMORY_ANON : v->cls == VMA_FILE ? MEMORY_FILE : 0;
-}
-
-/*
- * The VMAs of the kinds in `kinds` (all of them for 0) as ranges, one entry each (never merged
- * with the next: each VMA's part of a region is a piece of its own).
- */
-static int vma_pieces(const struct vma_list *vmas, unsigned kinds, struct vrange_list *out)
-{
-	for (size_t k = 0; k < vmas->nr; k++)
-		if ((!kinds || (vma_kind(&vmas->v[k]) & kinds)) &&
-		    vrange_append(out, vmas->v[k].start, vmas->v[k].end, 0, k) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
-int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsigned kinds,
-		unsigned blocked, uint64_t page_size, struct vrange_list *out, uint64_t *skipped)
-{
-	size_t j = 0;
-
-	out->nr = 0;
-	for (size_t i = 0; i < in->nr; i++) {
-		const struct vrange *r = &in->r[i];
-		uint64_t covered = 0;
-
-		while (j < vmas->nr && vmas->v[j].end <= r->start)
-			j++;
-		for (size_t k = j; k < vmas->nr && vmas->v[k].start < r->end; k++) {
-			const struct vma *v = &vmas->v[k];
-			uint64_t s = v->start > r->start ? v->start : r->start;
-			uint64_t e = v->end < r->end ? v->end : r->end;
-			unsigned kind = vma_kind(v);
-
-			s = (s + page_size - 1) & ~(page_size - 1);
-			e &= ~(page_size - 1);
-			if (s >= e)
-				continue;
-			covered += e - s;
-			if (v->cls == VMA_LOCKED)
-				skipped[SKIP_LOCKED] += e - s;
-			else if (!kind || !(kinds & kind))
-				skipped[SKIP_VMA] += e - s;
-			else if (blocked & kind)
-				skipped[SKIP_SWAP_RESERVE] += e - s;
-			/*
-			 * a range per VMA: the kernel refuses a locked, hugetlb or PFN VMA as a
-			 * whole (EINVAL) and must not take a neighbour's range down with it
-			 */
-			else if (vrange_append(out, s, e, r->nr_accesses, r->age_us) < 0)
-				return -ENOMEM;
-			else
-				out->r[out->nr - 1].kind = kind;
-		}
-		/* holes and unmapped parts: the kernel would stop the batch there */
-		skipped[SKIP_VMA] += (r->end - r->start) - covered;
-	}
-	return 0;
-}
-
 /* ---- the engine ---- */
 
 struct vtarget {
@@ -252,7 +91,7 @@ struct vtarget {
 	uint64_t prev_clock;	 /* the interval prev's ages were counted in */
 	struct vrange_list seen; /* its regions (age in intervals) when the clock was read */
 	uint64_t seen_us;
-	bool seeded; /* DAMON has it at this index (vaddr_seed_regions given once) */
+	bool seeded; /* DAMON has it at this index (vma_seed_regions given once) */
 };
 
 struct vpolicy {
@@ -768,7 +607,7 @@ unsigned vaddr_frozen_changed(struct vaddr *v)
 }
 
 /*
- * The first regions of target t (vaddr_seed_regions), as many per target as keep all targets'
+ * The first regions of target t (vma_seed_regions), as many per target as keep all targets'
  * seeds within half of max_regions (DAMON splits only below that); none when fewer than three
  * fit, or when its maps cannot be read (DAMON then starts it the usual way). Returns the count.
  */
@@ -784,7 +623,7 @@ static unsigned seed_target(const struct vaddr *v, const struct vtarget *vt, str
 	if (per > DAMON_TARGET_REGIONS_MAX)
 		per = DAMON_TARGET_REGIONS_MAX;
 	if (read_file_alloc_at(vt->procfd, "maps", &maps) >= 0 && vma_parse_smaps(maps, &vmas) == 0)
-		t->nr_regions = vaddr_seed_regions(&vmas, t->regions, (unsigned)per);
+		t->nr_regions = vma_seed_regions(&vmas, t->regions, (unsigned)per);
 	free(maps);
 	vma_list_fini(&vmas);
 	return t->nr_regions;
@@ -1303,6 +1142,22 @@ static uint64_t cut_range(struct vrange *r, uint64_t limit, uint64_t page_size, 
 	return part;
 }
 
+/*
+ * clip_todo: todo clipped to the VMAs of vmas that vp may advise now (vma_clip), into clipped;
+ * the bytes left out are counted in vp's skip counters. Returns 0 or -ENOMEM.
+ */
+static int clip_todo(const struct vaddr *v, struct vpolicy *vp, const struct vrange_list *todo,
+		     const struct vma_list *vmas, unsigned blocked, struct vrange_list *clipped)
+{
+	struct vma_skipped sk = { 0 };
+	int r = vma_clip(todo, vmas, vp->cfg->memory, blocked, v->page_size, clipped, &sk);
+
+	vp->s.skipped_total[SKIP_VMA] += sk.vma;
+	vp->s.skipped_total[SKIP_LOCKED] += sk.locked;
+	vp->s.skipped_total[SKIP_SWAP_RESERVE] += sk.blocked;
+	return r;
+}
+
 static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *snap, uint64_t now)
 {
 	struct vpolicy *vp = &v->pol[pi];
@@ -1399,8 +1254,8 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
 			t->dead = true;
 		} else if ((!text || vma_parse_smaps(text, &flagged) == 0) &&
-			   vrange_clip(&todo, text ? &flagged : &t->vmas, kinds, blocked,
-				       v->page_size, &clipped, vp->s.skipped_total) == 0) {
+			   clip_todo(v, vp, &todo, text ? &flagged : &t->vmas, blocked, &clipped) ==
+				   0) {
 			/* settled, yet something to advise (cannot be): never on maps read before */
 			if (kept && clipped.nr)
 				t->vmas_us = 0;

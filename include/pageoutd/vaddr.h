@@ -22,34 +22,8 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/madvise.h"
 #include "pageoutd/policy.h"
+#include "pageoutd/vma.h"
 #include "pageoutd/vrange.h"
-
-enum vma_class {
-	VMA_ANON,
-	VMA_FILE,
-	VMA_LOCKED,  /* VmFlags lo, ht, pf or io */
-	VMA_SPECIAL, /* [vdso], [vvar], [vsyscall], [uprobes], ... */
-};
-
-struct vma {
-	uint64_t start, end;
-	enum vma_class cls;
-};
-
-struct vma_list {
-	size_t nr, cap;
-	struct vma *v;
-};
-
-/*
- * vaddr_seed_regions: the first monitoring regions of a new DAMON target, from its VMAs
- * (sorted, as /proc/PID/maps lists them): the max largest VMAs, each a region of its own, in
- * address order. DAMON starts a vaddr target with three regions around the two largest gaps
- * of the address space and needs many aggregation intervals of random splits before a cold
- * mapping next to a hot one (or a hole) stands alone; a region per VMA starts it there, and
- * DAMON fills the gaps at its next update. Returns the count (0 with max < 1).
- */
-unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret, unsigned max);
 
 /*
  * The kdamond's own clock. DAMON counts a region's age in aggregation intervals and an interval
@@ -70,19 +44,6 @@ unsigned vaddr_seed_regions(const struct vma_list *vmas, struct damon_range *ret
 #define VADDR_MAPS_KEEP_US 30000000ULL
 uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n);
 uint64_t vaddr_interval_estimate(uint64_t wall_us, uint32_t gain, uint64_t aggr_us);
-/* vma_parse_smaps: the VMAs of /proc/PID/smaps (or maps, without VmFlags) text. */
-int vma_parse_smaps(const char *buf, struct vma_list *ret);
-void vma_list_fini(struct vma_list *l);
-/*
- * vrange_clip: the parts of `in` that lie inside VMAs whose class is in `kinds`
- * (MEMORY_ANON/MEMORY_FILE bits), an entry per VMA piece (never merged with the next VMA's:
- * the kernel refuses a locked VMA as a whole), page aligned, into out; the bytes
- * left out are added to skipped[SKIP_VMA], skipped[SKIP_LOCKED] or, for a kind the caller
- * wants but may not take now (`blocked`), skipped[SKIP_SWAP_RESERVE].
- */
-int vrange_clip(const struct vrange_list *in, const struct vma_list *vmas, unsigned kinds,
-		unsigned blocked, uint64_t page_size, struct vrange_list *out, uint64_t *skipped);
-
 struct vaddr_policy_stats {
 	uint64_t cycles, cgroups, procs;
 	uint64_t cold_bytes;		  /* candidates in the last snapshot */

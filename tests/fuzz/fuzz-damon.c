@@ -26,6 +26,7 @@
 #include "pageoutd/paddr.h"
 #include "pageoutd/policy.h"
 #include "pageoutd/vaddr.h"
+#include "pageoutd/vma.h"
 #include "../lib/damonctx.h"
 #include "../lib/fakedamon.h"
 

@@ -30,6 +30,7 @@
 #include "pageoutd/report.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
+#include "pageoutd/vma.h"
 #include "../lib/fakedamon.h"
 #include "../lib/cfgtext.h"
 #include "../lib/child.h"
@@ -244,7 +245,7 @@ static void edge_piece(const struct cgrp_root *cg, const char *mine, const char 
 		snprintf(mp, sizeof(mp), "/proc/%d/maps", (int)g.c);
 		if (read_file_alloc_at(AT_FDCWD, mp, &maps) >= 0 &&
 		    vma_parse_smaps(maps, &vmas) == 0)
-			nw = vaddr_seed_regions(&vmas, want, DAMON_TARGET_REGIONS_MAX);
+			nw = vma_seed_regions(&vmas, want, DAMON_TARGET_REGIONS_MAX);
 		free(maps);
 		vma_list_fini(&vmas);
 		same = n == nw && n >= 2;

@@ -22,56 +22,6 @@
 
 #define K 4096ull
 
-static const char smaps[] = "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin/app\n"
-			    "Rss:                   4 kB\n"
-			    "VmFlags: rd ex mr mw me\n"
-			    "01000000-01100000 rw-p 00000000 00:00 0 [heap]\n"
-			    "VmFlags: rd wr mr mw me ac\n"
-			    "7f0000000000-7f0000100000 rw-p 00000000 00:00 0 \n"
-			    "VmFlags: rd wr mr mw me ac\n"
-			    "7f0000100000-7f0000200000 rw-p 00000000 00:00 0 \n"
-			    "VmFlags: rd wr mr mw me lo ac\n"
-			    "7f0000300000-7f0000400000 rw-s 00000000 08:01 99 /data/shared.db\n"
-			    "VmFlags: rd wr sh mr mw me ms\n"
-			    "7ffff7fc1000-7ffff7fc5000 r--p 00000000 00:00 0 [vvar]\n"
-			    "VmFlags: rd mr pf io de dd\n"
-			    "7ffff7fc5000-7ffff7fc7000 r-xp 00000000 00:00 0 [vdso]\n"
-			    "VmFlags: rd ex mr mw me de\n";
-
-static void vmas(void)
-{
-	struct vma_list v = { 0 };
-	struct vrange_list in = { 0 }, out = { 0 };
-	uint64_t sk[SKIP_MAX] = { 0 };
-
-	is_int(vma_parse_smaps(smaps, &v), 0, "smaps parses");
-	is_int(v.nr, 7, "7 VMAs");
-	ok(v.v[0].cls == VMA_FILE && v.v[1].cls == VMA_ANON && v.v[2].cls == VMA_ANON &&
-		   v.v[3].cls == VMA_LOCKED && v.v[4].cls == VMA_FILE && v.v[5].cls == VMA_LOCKED &&
-		   v.v[6].cls == VMA_SPECIAL,
-	   "classes: file, [heap] anon, anon, locked (lo), shared file, [vvar] pf, [vdso] special");
-	/* one DAMON region over anon, locked, a hole and the shared file */
-	vrange_push(&in, 0x7f0000000000, 0x7f0000400000, 0, 60000000);
-	is_int(vrange_clip(&in, &v, MEMORY_ANON | MEMORY_FILE, 0, K, &out, sk), 0, "clip");
-	ok(out.nr == 2 && out.r[0].start == 0x7f0000000000 && out.r[0].end == 0x7f0000100000 &&
-		   out.r[1].start == 0x7f0000300000 && out.r[1].end == 0x7f0000400000,
-	   "split at VMA boundaries: the anon and the file VMA, not the locked one nor the hole");
-	is_u64(sk[SKIP_LOCKED], 0x100000, "the locked VMA's bytes are counted as locked");
-	is_u64(sk[SKIP_VMA], 0x100000, "the hole is counted as not a VMA of a selected kind");
-	memset(sk, 0, sizeof(sk));
-	vrange_clip(&in, &v, MEMORY_ANON, 0, K, &out, sk);
-	ok(out.nr == 1 && out.r[0].end == 0x7f0000100000, "memory = anon: only the anon VMA");
-	is_u64(sk[SKIP_VMA], 0x200000, "file VMA and hole not taken");
-	memset(sk, 0, sizeof(sk));
-	vrange_clip(&in, &v, MEMORY_ANON | MEMORY_FILE, MEMORY_ANON, K, &out, sk);
-	ok(out.nr == 1 && out.r[0].start == 0x7f0000300000,
-	   "swap reserve hit: anon stops, file goes on");
-	is_u64(sk[SKIP_SWAP_RESERVE], 0x100000, "the anon bytes are counted under swap_reserve");
-	vrange_list_fini(&in);
-	vrange_list_fini(&out);
-	vma_list_fini(&v);
-}
-
 static void policy(void)
 {
 	struct cfg_policy p = { .min_age_us = 30000000,
@@ -334,38 +284,9 @@ static void clock(void)
 	vrange_list_fini(&prev);
 }
 
-/* The first regions of a new target: the largest VMAs, each its own region, in address order. */
-static void seeds(void)
-{
-	struct vma v[] = { { 0x1000, 0x3000, VMA_ANON },
-			   { 0x3000, 0x103000, VMA_ANON },   /* 1 MiB, cold, beside ... */
-			   { 0x103000, 0x123000, VMA_ANON }, /* ... 128 KiB hot */
-			   { 0x200000, 0x201000, VMA_FILE },
-			   { 0x7e0000000000ULL, 0x7e0002000000ULL, VMA_ANON }, /* 32 MiB */
-			   { 0x7ffd00000000ULL, 0x7ffd00011000ULL, VMA_ANON }, /* 68 KiB stack */
-			   { 0xffffffffff600000ULL, 0xffffffffff601000ULL, VMA_FILE } };
-	struct vma_list l = { sizeof(v) / sizeof(v[0]), sizeof(v) / sizeof(v[0]), v };
-	struct damon_range r[DAMON_TARGET_REGIONS_MAX];
-	unsigned n = vaddr_seed_regions(&l, r, 3);
-
-	is_int(n, 3, "seeds: three of seven VMAs");
-	ok(n == 3 && r[0].start == 0x3000 && r[0].end == 0x103000 && r[1].start == 0x103000 &&
-		   r[1].end == 0x123000 && r[2].start == 0x7e0000000000ULL,
-	   "seeds: the three largest (1 MiB, 128 KiB, 32 MiB) in address order, the two "
-	   "adjacent ones apart");
-	n = vaddr_seed_regions(&l, r, DAMON_TARGET_REGIONS_MAX);
-	is_int(n, 6, "seeds: every VMA of the user half when they fit ([vsyscall] never)");
-	for (unsigned i = 1; i < n; i++)
-		if (r[i - 1].end > r[i].start)
-			ok(false, "seeds: sorted and apart at %u", i);
-	is_int(vaddr_seed_regions(&l, r, 0), 0, "seeds: none asked, none given");
-}
-
 int main(void)
 {
-	seeds();
 	clock();
-	vmas();
 	policy();
 	madvise_contract();
 	is_int(vaddr_refsem_of_release("6.8.12-amd64"), REFSEM_RECHECK,
