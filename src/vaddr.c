@@ -25,51 +25,10 @@
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 #include "pageoutd/vma.h"
+#include "pageoutd/vplan.h"
 #include "pageoutd/vrange.h"
 
 #define PF_KTHREAD 0x00200000u
-
-/* ---- the kdamond clock ---- */
-
-uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n)
-{
-	uint32_t best = 0;
-	size_t j = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		while (j < prev->nr && prev->r[j].start < cur[i].start)
-			j++;
-		if (j < prev->nr && prev->r[j].start == cur[i].start &&
-		    prev->r[j].end == cur[i].end && cur[i].age > prev->r[j].age_us &&
-		    cur[i].age - prev->r[j].age_us > best)
-			best = cur[i].age - (uint32_t)prev->r[j].age_us;
-	}
-	return best;
-}
-
-uint64_t vaddr_interval_estimate(uint64_t wall_us, uint32_t gain, uint64_t aggr_us)
-{
-	uint64_t est;
-
-	if (gain < VADDR_CLOCK_MIN_GAIN)
-		return 0;
-	/* each snapshot is up to one interval late: at most gain + 2 intervals fit */
-	est = wall_us / ((uint64_t)gain + 2);
-	return est > aggr_us ? est : aggr_us;
-}
-
-/*
- * Position *j at the first range of the sorted list m that ends after s (a cursor for ascending
- * queries; a query below the last one starts over). Returns 0, or -ENOENT when none does.
- */
-static int mapped_from(const struct vrange_list *m, uint64_t s, size_t *j)
-{
-	if (*j > m->nr || (*j<m->nr && * j> 0 && m->r[*j - 1].end > s))
-		*j = 0;
-	while (*j < m->nr && m->r[*j].end <= s)
-		(*j)++;
-	return *j < m->nr ? 0 : -ENOENT;
-}
 
 /* ---- the engine ---- */
 
@@ -77,21 +36,10 @@ struct vtarget {
 	pid_t pid;
 	int pidfd, procfd;
 	unsigned policy;
-	size_t cgroup;	   /* the policy's matched cgroup (index in cgroups) it came from */
-	uint64_t since_us; /* monitored at its current DAMON index since */
+	size_t cgroup; /* the policy's matched cgroup (index in cgroups) it came from */
 	bool dead;
-	struct vrange_list prev;    /* candidates of the previous snapshot */
-	struct vrange_list advised; /* advised and cold ever since */
-	/* refused by the kernel (EINVAL: locked, hugetlb, PFN or I/O VMA), until maps changes */
-	struct vrange_list refused;
-	uint64_t maps_hash, refused_us;
-	struct vma_list vmas;	 /* its VMAs when maps was last read */
-	uint64_t vmas_us;	 /* then; 0: read it this cycle */
-	uint64_t prev_us;	 /* when prev was taken */
-	uint64_t prev_clock;	 /* the interval prev's ages were counted in */
-	struct vrange_list seen; /* its regions (age in intervals) when the clock was read */
-	uint64_t seen_us;
-	bool seeded; /* DAMON has it at this index (vma_seed_regions given once) */
+	bool seeded;		  /* DAMON has it at this index (vma_seed_regions given once) */
+	struct vplan_target plan; /* what the plan keeps of it between snapshots */
 };
 
 struct vpolicy {
@@ -134,7 +82,7 @@ struct vaddr {
 	int watchfd;	       /* inotify fd the frozen_only cgroups are watched on, -1: none */
 	struct cgstat *cs;     /* per-cgroup figures, NULL: not kept */
 	unsigned seed_refused; /* EINVAL answers to writes with seeded regions */
-	uint64_t clock[VADDR_CLOCK_KEEP]; /* the last interval estimates, 0: none */
+	uint64_t clock[VPLAN_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
 	uint64_t cycle_anon; /* anonymous bytes advised this cycle, by every policy */
 	struct vaddr_stats s;
@@ -277,21 +225,13 @@ static void target_close(struct vtarget *t)
 	if (t->procfd >= 0)
 		close(t->procfd);
 	t->pidfd = t->procfd = -1;
-	vrange_list_fini(&t->prev);
-	vrange_list_fini(&t->advised);
-	vrange_list_fini(&t->refused);
-	vrange_list_fini(&t->seen);
-	vma_list_fini(&t->vmas);
+	vplan_target_fini(&t->plan);
 }
 
 /* What DAMON said of a target's regions no longer holds: watch it afresh from now. */
 static void target_forget(struct vtarget *t)
 {
-	t->since_us = now_usec();
-	t->prev.nr = 0;
-	t->prev_us = 0;
-	t->prev_clock = 0;
-	t->seen.nr = 0;
+	vplan_target_forget(&t->plan, now_usec());
 }
 
 void vaddr_free(struct vaddr *v)
@@ -413,7 +353,7 @@ static int target_add(struct vaddr *v, pid_t pid, unsigned policy, size_t cgroup
 	t->procfd = procfd;
 	t->policy = policy;
 	t->cgroup = cgroup;
-	t->since_us = now_usec();
+	t->plan.since_us = now_usec();
 	v->dirty = true;
 	log_debug("vaddr: policy %s: target pid %d", v->pol[policy].name, (int)pid);
 	return 0;
@@ -799,191 +739,66 @@ static uint64_t memcg_resident(const struct vaddr *v, const struct vpolicy *vp)
 	return sum;
 }
 
-/* One piece of work: a clipped range of target t. */
-struct vwork {
-	size_t target;
-	struct vrange r;
-};
-
-static int cmp_work_cold(const void *a, const void *b)
-{
-	const struct vwork *x = a, *y = b;
-	uint64_t sx = x->r.end - x->r.start, sy = y->r.end - y->r.start;
-
-	if (x->r.nr_accesses != y->r.nr_accesses)
-		return x->r.nr_accesses < y->r.nr_accesses ? -1 : 1;
-	if (x->r.age_us != y->r.age_us)
-		return x->r.age_us > y->r.age_us ? -1 : 1;
-	if (sx != sy)
-		return sx > sy ? -1 : 1;
-	return 0;
-}
-
+/* order of work for advice: by target, then by address */
 static int cmp_work_addr(const void *a, const void *b)
 {
-	const struct vwork *x = a, *y = b;
+	const struct vplan_work *x = a, *y = b;
 
 	if (x->target != y->target)
 		return x->target < y->target ? -1 : 1;
 	return (x->r.start > y->r.start) - (x->r.start < y->r.start);
 }
 
-/*
- * Selection for target t from its regions in this snapshot: candidates now; confirmed ones
- * (candidates in the previous snapshot too, unless the kernel re-checks); not yet advised.
- * Skip counters get the bytes that are cold but not taken, by reason.
- */
-/* samples a region must have put on a mapping's piece of it (select_target) */
-#define SPARSE_MIN_SAMPLES 20
-
-/*
- * The pieces of a target's regions as DAMON reports them (sr) that are idle enough to be
- * candidates: raw (at least min_age old) and young (younger), one piece per mapping of
- * `mapped` (sorted, never merged), with the age of its region in µs of the kdamond's clock;
- * regions accessed more than max_access_rate into hot (if not NULL). A piece too sparsely
- * sampled to speak for (below) is left out and its bytes added to *sparse (if not NULL).
- */
-static int cold_pieces(const struct vaddr *v, const struct vtarget *t, const struct vpolicy *vp,
-		       const struct damon_scheme_regions *sr, uint64_t now,
-		       const struct vrange_list *mapped, struct vrange_list *hot,
-		       struct vrange_list *raw, struct vrange_list *young, uint64_t *sparse)
+/* How target t's regions are judged this cycle (vplan_params), at now. */
+static struct vplan_params plan_params(const struct vaddr *v, const struct vtarget *t,
+				       const struct vpolicy *vp, uint64_t now)
 {
 	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
-	/* an age in intervals, in the time the kdamond really took for them */
-	uint64_t clock = v->s.aggr_us > aggr ? v->s.aggr_us : aggr;
-	uint64_t max_acc =
-		(uint64_t)vp->cfg->max_access_rate * (aggr / (sample ? sample : 1)) / PPM_ONE;
-	uint64_t monitored = now - t->since_us;
-	size_t j = 0;
 
-	for (unsigned i = 0; sr && i < sr->nr; i++) {
-		const struct damon_region *g = &sr->regions[i];
-		uint64_t age = (uint64_t)g->age * clock;
-
-		if (g->nr_accesses > max_acc) {
-			if (hot && vrange_push(hot, g->start, g->end, g->nr_accesses, 0) < 0)
-				return -ENOMEM;
-			continue;
-		}
-		/* never older than pageoutd has watched this process at this index */
-		if (age > monitored)
-			age = monitored;
-		/*
-		 * DAMON samples one random address of the region at a time, so its "no access"
-		 * speaks for each part of the region in proportion to the samples that fell there.
-		 * Each mapping's part (one VMA's piece: a hole, a cold mapping and a few pages of a
-		 * hot one can share a region) counts only once the region's age has put
-		 * SPARSE_MIN_SAMPLES samples on it (expected: age in samples x the piece's share),
-		 * none of them seeing an access; until then (or until DAMON splits the region) it
-		 * waits. DAMON merges a cold area with an unmapped hole next to it and may never
-		 * split them apart again; a hot mapping's edge beside them was paged out with them
-		 * (6.12 guest bench: 816 KiB of a hot set with a 32 MiB cold area, 3.3% refaulted).
-		 */
-		if (mapped_from(mapped, g->start, &j) < 0)
-			continue;
-		for (size_t k = j; k < mapped->nr && mapped->r[k].start < g->end; k++) {
-			uint64_t a = mapped->r[k].start > g->start ? mapped->r[k].start : g->start;
-			uint64_t b = mapped->r[k].end < g->end ? mapped->r[k].end : g->end;
-			struct vrange_list *to = age < vp->st.min_age_us ? young : raw;
-
-			if ((double)age / (double)(sample ? sample : 1) * (double)(b - a) /
-				    (double)(g->end - g->start) <
-			    SPARSE_MIN_SAMPLES) {
-				if (sparse)
-					*sparse += b - a;
-				continue;
-			}
-			if (to && vrange_push(to, a, b, g->nr_accesses, age) < 0)
-				return -ENOMEM;
-		}
-	}
-	return 0;
+	return (struct vplan_params){
+		.sample_us = sample,
+		/* an age in intervals, in the time the kdamond really took for them */
+		.clock_us = v->s.aggr_us > aggr ? v->s.aggr_us : aggr,
+		.max_accesses = vplan_max_accesses(vp->cfg->max_access_rate, aggr, sample),
+		.min_age_us = vp->st.min_age_us,
+		.watched_us = now - t->plan.since_us,
+	};
 }
 
-static int select_target(struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
+/*
+ * select_target: what target t may be advised now (vplan_select over sr, mapped holding every
+ * VMA of t as a piece) into todo; what is cold but not taken is counted in vp's figures by
+ * reason. Returns 0 or -ENOMEM.
+ */
+static int select_target(const struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
 			 const struct damon_scheme_regions *sr, uint64_t now,
 			 const struct vrange_list *mapped, struct vrange_list *todo)
 {
-	uint64_t aggr = v->cfg->damon.aggr_us;
-	uint64_t clock = v->s.aggr_us > aggr ? v->s.aggr_us : aggr;
-	struct vrange_list raw = { 0 }, young = { 0 }, hot = { 0 }, cur = { 0 }, tmp = { 0 },
-			   confirmed = { 0 };
-	int r = 0;
+	struct vplan_params p = plan_params(v, t, vp, now);
+	struct vplan_tally n = { 0 };
+	int r = vplan_select(&t->plan, &p, sr, mapped, v->refsem == REFSEM_IGNORE, now, todo, &n);
 
-	if (cold_pieces(v, t, vp, sr, now, mapped, &hot, &raw, &young,
-			&vp->s.skipped_total[SKIP_SPARSE]) < 0)
-		goto nomem;
-	/* young and raw hold mapped pieces only (cold_pieces): no second intersection */
-	vrange_list_swap(&cur, &raw);
-	vp->s.skipped_total[SKIP_YOUNG] += vrange_bytes(&young);
-	vp->s.cold_bytes += vrange_bytes(&cur);
-	/*
-	 * Advised ranges stay "done" until DAMON sees them accessed: a range that only looks
-	 * younger (DAMON merged or split its regions) is not advised again.
-	 */
-	if (vrange_subtract(&t->advised, &hot, &tmp) < 0)
-		goto nomem;
-	vrange_list_swap(&t->advised, &tmp);
-	if (v->refsem == REFSEM_IGNORE) {
-		/* a quarter of the wall time: what the measured clock (read_clock) still misses */
-		uint64_t gain = t->prev_us ? (now - t->prev_us) / 4 : 0, turned = 0, both;
-
-		/*
-		 * Ages are compared in one clock: when the measured interval fell since the last
-		 * snapshot, every age counted now would look younger than the same region's then,
-		 * and no cold range would be confirmed until the clock stood still again.
-		 */
-		if (t->prev_clock && t->prev_us)
-			vrange_rescale(&t->prev, t->prev_clock, clock, t->prev_us - t->since_us);
-		if (vrange_confirm(&cur, &t->prev, gain, &confirmed, &turned) < 0 ||
-		    vrange_subtract(&t->prev, &cur, &tmp) < 0)
-			goto nomem;
-		both = vrange_bytes(&confirmed) + turned;
-		vp->s.skipped_total[SKIP_TURNED_HOT] += vrange_bytes(&tmp) + turned;
-		vp->s.skipped_total[SKIP_UNCONFIRMED] += vrange_bytes(&cur) - both;
-	} else {
-		/* the kernel re-checks references: one cold snapshot is enough */
-		tmp.nr = 0;
-		if (vrange_subtract(&cur, &tmp, &confirmed) < 0)
-			goto nomem;
-	}
-	/* todo: confirmed, less what was advised or refused by the kernel (run_policy) */
-	if (vrange_subtract(&confirmed, &t->advised, todo) < 0)
-		goto nomem;
-	if (t->refused.nr) {
-		if (vrange_subtract(todo, &t->refused, &tmp) < 0)
-			goto nomem;
-		vrange_list_swap(todo, &tmp);
-	}
-	vrange_list_swap(&t->prev, &cur);
-	t->prev_us = now;
-	t->prev_clock = clock;
-	goto out;
-nomem:
-	r = -ENOMEM;
-out:
-	vrange_list_fini(&raw);
-	vrange_list_fini(&young);
-	vrange_list_fini(&hot);
-	vrange_list_fini(&cur);
-	vrange_list_fini(&tmp);
-	vrange_list_fini(&confirmed);
+	vp->s.skipped_total[SKIP_SPARSE] += n.sparse;
+	vp->s.skipped_total[SKIP_YOUNG] += n.young;
+	vp->s.skipped_total[SKIP_TURNED_HOT] += n.turned_hot;
+	vp->s.skipped_total[SKIP_UNCONFIRMED] += n.unconfirmed;
+	vp->s.cold_bytes += n.cold;
 	return r;
 }
 
-static int push_work(struct vwork **w, size_t *nw, size_t *cap, size_t target,
+static int push_work(struct vplan_work **w, size_t *nw, size_t *cap, size_t target,
 		     const struct vrange *r)
 {
 	if (*nw == *cap) {
 		size_t c = *cap ? *cap * 2 : 64;
-		struct vwork *n = reallocarray(*w, c, sizeof(*n));
+		struct vplan_work *n = reallocarray(*w, c, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		*w = n;
 		*cap = c;
 	}
-	(*w)[(*nw)++] = (struct vwork){ target, *r };
+	(*w)[(*nw)++] = (struct vplan_work){ target, *r };
 	return 0;
 }
 
@@ -1008,7 +823,7 @@ static bool target_thawed(struct vaddr *v, struct vpolicy *vp, const struct vtar
 }
 
 /* Apply the chosen work of one policy, target by target, and record what it did. */
-static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t nw)
+static void apply(struct vaddr *v, struct vpolicy *vp, struct vplan_work *w, size_t nw)
 {
 	struct madv_stats ms = { 0 };
 	uint64_t advised0, memcg0 = vp->resident, memcg1, rss_drop = 0;
@@ -1051,16 +866,14 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 				vp->s.advised_bytes_total += sz;
 				cgstat_reclaimed(cg_entry(v, vp, t->cgroup), sz);
 				if (!v->cfg->daemon.dry_run)
-					vrange_push(&t->advised, mr[k].start, mr[k].end,
+					vrange_push(&t->plan.advised, mr[k].start, mr[k].end,
 						    w[i + k].r.nr_accesses, w[i + k].r.age_us);
 			} else if (r == -ESRCH || r == -EBADF) {
 				vp->s.skipped_total[SKIP_VANISHED] += sz;
 			} else if (mr[k].err == EINVAL) {
 				/* locked, hugetlb, PFN or I/O: not tried again (see run_policy) */
 				vp->s.skipped_total[SKIP_LOCKED] += sz;
-				if (!t->refused.nr)
-					t->refused_us = now_usec();
-				vrange_push(&t->refused, mr[k].start, mr[k].end, 0, 0);
+				vplan_record_refused(&t->plan, mr[k].start, mr[k].end, now_usec());
 			} else if (mr[k].err == ENOMEM) {
 				vp->s.skipped_total[SKIP_VMA] += sz;
 			} else {
@@ -1073,8 +886,8 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 			t->dead = true;
 		}
 		/* the advised and refused sets must stay sorted by address */
-		vrange_sort(&t->advised);
-		vrange_sort(&t->refused);
+		vrange_sort(&t->plan.advised);
+		vrange_sort(&t->plan.refused);
 		free(mr);
 		i = j;
 	}
@@ -1090,56 +903,6 @@ static void apply(struct vaddr *v, struct vpolicy *vp, struct vwork *w, size_t n
 	vp->s.rss_drop_bytes_total += rss_drop;
 	if (memcg0 > memcg1)
 		vp->s.memcg_drop_bytes_total += memcg0 - memcg1;
-}
-
-/*
- * Whether a target has nothing left to advise whatever its maps say now: every candidate piece
- * (cold_pieces over its mappings of the kinds it may advise now, as of the last maps read) is
- * already advised or refused. Then this cycle's select_target can only keep its books (prev,
- * advised), and the maps read it needs (a third of pageoutd's steady CPU at 100 processes in
- * the 7.2 guest) can wait. A piece too sparsely sampled is no candidate yet: a heap 800 MB
- * above the program, in one DAMON region with the gap between them, stays one for good.
- */
-static bool target_settled(const struct vaddr *v, const struct vtarget *t, const struct vpolicy *vp,
-			   const struct damon_scheme_regions *sr, unsigned kinds, uint64_t now)
-{
-	struct vrange_list m = { 0 }, raw = { 0 }, a = { 0 };
-	bool settled = false;
-
-	if (!t->vmas_us || now - t->vmas_us > VADDR_MAPS_KEEP_US ||
-	    (t->refused.nr && now - t->refused_us > VADDR_REFUSED_KEEP_US))
-		return false;
-	/* nothing it may advise now (every kind blocked): no piece is a candidate */
-	if (!kinds)
-		return true;
-	/* the mappings of the kinds it may advise now: the others are never advised */
-	if (vma_pieces(&t->vmas, kinds, &m) < 0 ||
-	    cold_pieces(v, t, vp, sr, now, &m, NULL, &raw, NULL, NULL) < 0 ||
-	    vrange_subtract(&raw, &t->advised, &a) < 0 ||
-	    vrange_subtract(&a, &t->refused, &raw) < 0)
-		goto out;
-	settled = raw.nr == 0;
-out:
-	vrange_list_fini(&m);
-	vrange_list_fini(&raw);
-	vrange_list_fini(&a);
-	return settled;
-}
-
-/*
- * cut_range: shorten r to at most limit bytes, rounded down to whole pages; what is cut is
- * added to *skipped. Returns r's size after the cut.
- */
-static uint64_t cut_range(struct vrange *r, uint64_t limit, uint64_t page_size, uint64_t *skipped)
-{
-	uint64_t sz = r->end - r->start, part;
-
-	if (sz <= limit)
-		return sz;
-	part = limit & ~(page_size - 1);
-	*skipped += sz - part;
-	r->end = r->start + part;
-	return part;
 }
 
 /*
@@ -1161,10 +924,11 @@ static int clip_todo(const struct vaddr *v, struct vpolicy *vp, const struct vra
 static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *snap, uint64_t now)
 {
 	struct vpolicy *vp = &v->pol[pi];
-	struct vwork *w = NULL;
+	struct vplan_work *w = NULL;
 	size_t nw = 0, cap = 0, take = 0;
 	unsigned kinds = vp->cfg->memory, blocked = 0;
-	uint64_t budget, room;
+	struct vplan_room room = { 0 };
+	uint64_t anon0;
 	char rate[16];
 
 	vp->s.cycles++;
@@ -1172,7 +936,6 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	vp->s.last_advised = vp->s.last_rss_drop = 0;
 	vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
 	policy_decide(vp->cfg, &vp->in, &vp->st);
-	budget = vp->st.budget;
 	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
 		blocked |= MEMORY_ANON;
 	if ((kinds & MEMORY_FILE) && !vp->st.file_allowed)
@@ -1183,6 +946,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		struct vma_list flagged = { 0 };
 		char *text = NULL;
 		ssize_t len;
+		struct vplan_params params;
 		bool kept;
 		int sel;
 
@@ -1203,34 +967,25 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		 * maps is cheap (no page walk): it bounds what is counted. A settled target's
 		 * last maps do: nothing of it can be advised this cycle (target_settled).
 		 */
-		kept = target_settled(v, t, vp, &snap->schemes[i], kinds & ~blocked, now);
+		params = plan_params(v, t, vp, now);
+		kept = vplan_settled(&t->plan, &params, &snap->schemes[i], kinds & ~blocked, now);
 		if (kept) {
 			v->s.maps_kept++;
 		} else if ((len = read_file_alloc_at(t->procfd, "maps", &text)) < 0 ||
-			   vma_parse_smaps(text, &t->vmas) < 0) {
+			   vma_parse_smaps(text, &t->plan.vmas) < 0) {
 			free(text);
-			t->vmas.nr = 0;
-			t->vmas_us = 0;
+			t->plan.vmas.nr = 0;
+			t->plan.vmas_us = 0;
 			t->dead = madv_pidfd_alive(t->pidfd) < 0;
 			continue;
 		} else {
-			/*
-			 * Ranges the kernel refused stay refused while the VMAs are as they
-			 * were: until maps changes, or for VADDR_REFUSED_KEEP_US at most (munlock
-			 * changes no line).
-			 */
-			uint64_t h = hash_bytes(text, (size_t)len);
-
-			if (h != t->maps_hash || now - t->refused_us > VADDR_REFUSED_KEEP_US)
-				t->refused.nr = 0;
-			t->maps_hash = h;
+			vplan_maps_read(&t->plan, hash_bytes(text, (size_t)len), now);
 			free(text);
 			text = NULL;
 			v->s.maps_reads++;
-			t->vmas_us = now;
 		}
 		/* every mapping, each a piece of its own */
-		sel = vma_pieces(&t->vmas, 0, &mapped) < 0
+		sel = vma_pieces(&t->plan.vmas, 0, &mapped) < 0
 			      ? -ENOMEM
 			      : select_target(v, t, vp, &snap->schemes[i], now, &mapped, &todo);
 		vrange_list_fini(&mapped);
@@ -1254,11 +1009,11 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
 			t->dead = true;
 		} else if ((!text || vma_parse_smaps(text, &flagged) == 0) &&
-			   clip_todo(v, vp, &todo, text ? &flagged : &t->vmas, blocked, &clipped) ==
-				   0) {
+			   clip_todo(v, vp, &todo, text ? &flagged : &t->plan.vmas, blocked,
+				     &clipped) == 0) {
 			/* settled, yet something to advise (cannot be): never on maps read before */
 			if (kept && clipped.nr)
-				t->vmas_us = 0;
+				t->plan.vmas_us = 0;
 			else if (target_gate(vp, t) != SKIP_MAX)
 				/* its books are kept: the cold set goes as soon as it is frozen */
 				vp->s.skipped_total[SKIP_NOT_FROZEN] += vrange_bytes(&clipped);
@@ -1280,28 +1035,15 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	 * coldest, then oldest, then largest first, within the quota and, for anonymous memory,
 	 * within the swap left above every policy's reserve this cycle
 	 */
-	if (nw)
-		qsort(w, nw, sizeof(*w), cmp_work_cold);
-	room = vp->st.anon_room > v->cycle_anon ? vp->st.anon_room - v->cycle_anon : 0;
-	for (size_t k = 0; k < nw; k++) {
-		struct vwork x = w[k];
-		uint64_t sz;
-
-		if (x.r.kind & MEMORY_ANON)
-			cut_range(&x.r, room, v->page_size,
-				  &vp->s.skipped_total[SKIP_SWAP_RESERVE]);
-		sz = cut_range(&x.r, budget, v->page_size, &vp->s.skipped_total[SKIP_QUOTA]);
-		if (!sz)
-			continue;
-		budget -= sz;
-		if (x.r.kind & MEMORY_ANON) {
-			room -= sz;
-			v->cycle_anon += sz;
-		}
-		w[take++] = x;
-	}
+	room.budget = vp->st.budget;
+	room.anon = vp->st.anon_room > v->cycle_anon ? vp->st.anon_room - v->cycle_anon : 0;
+	anon0 = room.anon;
+	take = vplan_take(w, nw, v->page_size, &room);
+	v->cycle_anon += anon0 - room.anon;
+	vp->s.skipped_total[SKIP_SWAP_RESERVE] += room.reserve_cut;
+	vp->s.skipped_total[SKIP_QUOTA] += room.quota_cut;
 	if (vp->cfg->memory & MEMORY_ANON) {
-		if (room < v->page_size)
+		if (room.anon < v->page_size)
 			log_cond_set(&vp->swap_cond, LOG_NOTICE,
 				     "vaddr: policy %s: %s%s: anonymous pageout stopped", vp->name,
 				     vp->in.swap_total ? "free swap at swap_reserve " : "no swap",
@@ -1321,44 +1063,22 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 }
 
 /*
- * Read the kdamond's clock off this snapshot (see vaddr_age_gain): each target compares its
- * regions with those it kept at least VADDR_CLOCK_SPAN_US ago; the shortest estimate of the cycle
- * joins the last VADDR_CLOCK_KEEP, and the least of those is the interval ages are counted in
- * (it falls at once when the host gets less loaded, and rises only as the load stays).
+ * read_clock: the interval ages are counted in, read off this snapshot (vplan_clock_read for
+ * each target; the shortest estimate of the cycle goes to vplan_clock_update) into
+ * v->s.aggr_us.
  */
 static void read_clock(struct vaddr *v, const struct damon_snapshot *snap, uint64_t now)
 {
-	uint64_t aggr = v->cfg->damon.aggr_us, best = 0, eff = 0;
+	uint64_t aggr = v->cfg->damon.aggr_us, best = 0;
 
 	for (size_t i = 0; i < v->nt && i < snap->nr_schemes; i++) {
-		struct vtarget *t = &v->t[i];
-		const struct damon_scheme_regions *sr = &snap->schemes[i];
-		uint64_t est;
+		uint64_t est = vplan_clock_read(&v->t[i].plan, &snap->schemes[i], aggr, now);
 
-		if (!sr->nr || (t->seen.nr && now - t->seen_us < VADDR_CLOCK_SPAN_US))
-			continue;
-		est = t->seen.nr ? vaddr_interval_estimate(
-					   now - t->seen_us,
-					   vaddr_age_gain(&t->seen, sr->regions, sr->nr), aggr)
-				 : 0;
 		/* a region whose age was reset meanwhile makes a target's estimate too long */
 		if (est && (!best || est < best))
 			best = est;
-		t->seen.nr = 0;
-		for (unsigned k = 0; k < sr->nr; k++)
-			if (vrange_push(&t->seen, sr->regions[k].start, sr->regions[k].end,
-					sr->regions[k].nr_accesses, sr->regions[k].age) < 0) {
-				t->seen.nr = 0;
-				break;
-			}
-		t->seen_us = now;
 	}
-	if (best)
-		v->clock[v->nclock++ % VADDR_CLOCK_KEEP] = best;
-	for (unsigned k = 0; k < v->nclock && k < VADDR_CLOCK_KEEP; k++)
-		if (!eff || v->clock[k] < eff)
-			eff = v->clock[k];
-	v->s.aggr_us = eff ? eff : aggr;
+	v->s.aggr_us = vplan_clock_update(v->clock, &v->nclock, best, aggr);
 }
 
 static int read_sys(struct vaddr *v, struct policy_input *in)

@@ -22,28 +22,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/madvise.h"
 #include "pageoutd/policy.h"
-#include "pageoutd/vma.h"
-#include "pageoutd/vrange.h"
 
-/*
- * The kdamond's own clock. DAMON counts a region's age in aggregation intervals and an interval
- * in samples: on a loaded host every sample takes longer than sample_interval, the intervals
- * stretch, and age x aggr_interval understates how long a region has been idle. The interval
- * kept is read off regions whose bounds did not change between two snapshots some seconds
- * apart. vaddr_age_gain: the most intervals any region of cur aged since prev (same start and
- * end; prev's age_us holds intervals). vaddr_interval_estimate: a lower bound of the interval
- * from the wall time between the snapshots and that gain, never below aggr_us; 0 when the gain
- * is too small to tell.
- */
-#define VADDR_CLOCK_MIN_GAIN 4
-#define VADDR_CLOCK_SPAN_US 4000000ULL /* snapshots at least this far apart */
-#define VADDR_CLOCK_KEEP 8	       /* the least of the last estimates is used */
-/* ranges the kernel refused (EINVAL) are not offered again for this long, or until maps changes */
-#define VADDR_REFUSED_KEEP_US 60000000ULL
-/* a target with nothing left to advise goes this long at most without its maps being read */
-#define VADDR_MAPS_KEEP_US 30000000ULL
-uint32_t vaddr_age_gain(const struct vrange_list *prev, const struct damon_region *cur, unsigned n);
-uint64_t vaddr_interval_estimate(uint64_t wall_us, uint32_t gain, uint64_t aggr_us);
 struct vaddr_policy_stats {
 	uint64_t cycles, cgroups, procs;
 	uint64_t cold_bytes;		  /* candidates in the last snapshot */

@@ -258,35 +258,8 @@ static void madvise_contract(void)
 	}
 }
 
-static void clock(void)
-{
-	struct vrange_list prev = { 0 };
-	/* 0-10K and 30-40K kept their bounds; 10-30K split since */
-	const struct damon_region cur[] = { { 0, 10 * K, 0, 25 },
-					    { 10 * K, 20 * K, 0, 40 },
-					    { 20 * K, 30 * K, 0, 40 },
-					    { 30 * K, 40 * K, 3, 2 } };
-
-	vrange_push(&prev, 0, 10 * K, 0, 11);
-	vrange_push(&prev, 10 * K, 30 * K, 0, 20);
-	vrange_push(&prev, 30 * K, 40 * K, 0, 30);
-	is_u64(vaddr_age_gain(&prev, cur, 4), 14,
-	       "the gain is the most intervals a region with unchanged bounds aged (a reset one "
-	       "and split ones do not count)");
-	is_u64(vaddr_age_gain(&prev, cur, 0), 0, "no regions: no gain");
-	/* 14 intervals in 5.6 s: 350 ms each; the bound allows a late snapshot either side */
-	is_u64(vaddr_interval_estimate(5600000, 14, 100000), 350000,
-	       "a stretched interval is measured as a lower bound: 5.6 s / (14 + 2)");
-	is_u64(vaddr_interval_estimate(4000000, 40, 100000), 100000,
-	       "never shorter than aggr_interval");
-	is_u64(vaddr_interval_estimate(4000000, VADDR_CLOCK_MIN_GAIN - 1, 100000), 0,
-	       "too little ageing to tell: no estimate");
-	vrange_list_fini(&prev);
-}
-
 int main(void)
 {
-	clock();
 	policy();
 	madvise_contract();
 	is_int(vaddr_refsem_of_release("6.8.12-amd64"), REFSEM_RECHECK,
