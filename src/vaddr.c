@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * vaddr: per-process cold ranges from DAMON, re-validated, applied with pidfd + batched
- * process_madvise(MADV_PAGEOUT). Since Linux 6.9 the kernel pages out what it is told even if
- * it was touched a moment ago [K612 mm/madvise.c madvise_cold_or_pageout_pte_range, no
- * pageout re-check], so a range is advised only when it was a candidate in two consecutive
- * snapshots, is at least min_age old by pageoutd's own clock, and still lies in an eligible
- * VMA of the process behind the pidfd held since registration.
+ * vaddr: the engine of `engine = vaddr` policies (vaddr.h). It keeps the targets (a pidfd and
+ * the /proc directory of each process of the matched cgroups), writes them to its kdamond, and
+ * each cycle reads a snapshot, lets the plan (vplan.c) choose each target's cold ranges over
+ * its VMAs (vma.c), and advises them with batched process_madvise(MADV_PAGEOUT) through the
+ * pidfd held since registration, keeping the figures status and the log report.
  */
 #include <config.h>
 
@@ -425,8 +424,9 @@ static unsigned read_frozen(struct vaddr *v, struct vpolicy *vp, size_t old_nr)
 		if (vp->cfg->frozen_only) {
 			f = cgrp_frozen(v->cg, vp->cgroups.paths[c]);
 			missing |= f == -EOPNOTSUPP;
+			/* one that cannot be watched (v1: -EOPNOTSUPP) is still read each cycle */
 			if (v->watchfd >= 0)
-				cgrp_watch_add(v->cg, v->watchfd, vp->cgroups.paths[c]);
+				(void)cgrp_watch_add(v->cg, v->watchfd, vp->cgroups.paths[c]);
 		}
 		newly += f == 1 && c < old_nr && vp->frozen[c] != 1;
 		frozen += f == 1;
@@ -478,6 +478,20 @@ static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *
 	return 0;
 }
 
+/*
+ * add_target: register process p as a target (target_add). A process that exited meanwhile or
+ * that cannot be advised (logged and skipped by target_add) is no error; any other failure is
+ * logged here, and the process is tried again next cycle.
+ */
+static void add_target(struct vaddr *v, const struct vpid *p)
+{
+	int r = target_add(v, p->pid, p->policy, p->cgroup);
+
+	if (r < 0 && r != -ESRCH && r != -EPERM && r != -EACCES)
+		log_rl(LOG_WARNING, "vaddr: policy %s: pid %d cannot be a target: %s",
+		       v->pol[p->policy].name, (int)p->pid, strerror(-r));
+}
+
 /* The pids each policy matches now; targets added, and removed when gone or moved out. */
 static void sync_targets(struct vaddr *v)
 {
@@ -491,7 +505,11 @@ static void sync_targets(struct vaddr *v)
 	if (v->cs)
 		cgstat_mark(v->cs, ENGINE_VADDR);
 	for (size_t pi = 0; pi < v->npol; pi++)
-		policy_pids(v, (unsigned)pi, &all, &nall);
+		if (policy_pids(v, (unsigned)pi, &all, &nall) < 0)
+			log_rl(LOG_WARNING,
+			       "vaddr: policy %s: out of memory listing its cgroups; its targets "
+			       "are dropped",
+			       v->pol[pi].name);
 	if (v->cs)
 		cgstat_sweep(v->cs, ENGINE_VADDR);
 	/* a target whose process left every matched cgroup is dropped */
@@ -516,7 +534,7 @@ static void sync_targets(struct vaddr *v)
 		for (size_t j = 0; j < k && !known; j++)
 			known = all[j].pid == all[k].pid;
 		if (!known)
-			target_add(v, all[k].pid, all[k].policy, all[k].cgroup);
+			add_target(v, &all[k]);
 	}
 	for (size_t pi = 0; pi < v->npol; pi++)
 		v->pol[pi].s.procs = 0;
@@ -613,8 +631,9 @@ static int sync_damon(struct vaddr *v)
 	if (!v->dirty && (v->running || !v->nt))
 		return 0;
 	if (!v->nt) {
+		/* damon_stop logs its own failure; a later write starts the kdamond afresh */
 		if (v->running)
-			damon_stop(v->d, DAMON_SLOT_VADDR);
+			(void)damon_stop(v->d, DAMON_SLOT_VADDR);
 		v->running = false;
 		v->dirty = false;
 		return 0;
@@ -766,17 +785,16 @@ static struct vplan_params plan_params(const struct vaddr *v, const struct vtarg
 }
 
 /*
- * select_target: what target t may be advised now (vplan_select over sr, mapped holding every
- * VMA of t as a piece) into todo; what is cold but not taken is counted in vp's figures by
- * reason. Returns 0 or -ENOMEM.
+ * select_target: what target t may be advised now (vplan_select with p over sr, mapped holding
+ * every VMA of t as a piece) into todo; what is cold but not taken is counted in vp's figures
+ * by reason. Returns 0 or -ENOMEM.
  */
 static int select_target(const struct vaddr *v, struct vtarget *t, struct vpolicy *vp,
-			 const struct damon_scheme_regions *sr, uint64_t now,
-			 const struct vrange_list *mapped, struct vrange_list *todo)
+			 const struct vplan_params *p, const struct damon_scheme_regions *sr,
+			 uint64_t now, const struct vrange_list *mapped, struct vrange_list *todo)
 {
-	struct vplan_params p = plan_params(v, t, vp, now);
 	struct vplan_tally n = { 0 };
-	int r = vplan_select(&t->plan, &p, sr, mapped, v->refsem == REFSEM_IGNORE, now, todo, &n);
+	int r = vplan_select(&t->plan, p, sr, mapped, v->refsem == REFSEM_IGNORE, now, todo, &n);
 
 	vp->s.skipped_total[SKIP_SPARSE] += n.sparse;
 	vp->s.skipped_total[SKIP_YOUNG] += n.young;
@@ -786,19 +804,25 @@ static int select_target(const struct vaddr *v, struct vtarget *t, struct vpolic
 	return r;
 }
 
-static int push_work(struct vplan_work **w, size_t *nw, size_t *cap, size_t target,
-		     const struct vrange *r)
+/* A policy's work of one cycle: pieces of its targets' ranges, owned by the cycle. */
+struct vwork_list {
+	struct vplan_work *w;
+	size_t nr, cap;
+};
+
+/* work_push: append range r of target number `target` to l. Returns 0 or -ENOMEM. */
+static int work_push(struct vwork_list *l, size_t target, const struct vrange *r)
 {
-	if (*nw == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct vplan_work *n = reallocarray(*w, c, sizeof(*n));
+	if (l->nr == l->cap) {
+		size_t c = l->cap ? l->cap * 2 : 64;
+		struct vplan_work *n = reallocarray(l->w, c, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		*w = n;
-		*cap = c;
+		l->w = n;
+		l->cap = c;
 	}
-	(*w)[(*nw)++] = (struct vplan_work){ target, *r };
+	l->w[l->nr++] = (struct vplan_work){ target, *r };
 	return 0;
 }
 
@@ -822,74 +846,104 @@ static bool target_thawed(struct vaddr *v, struct vpolicy *vp, const struct vtar
 	return target_gate(vp, t) != SKIP_MAX;
 }
 
-/* Apply the chosen work of one policy, target by target, and record what it did. */
-static void apply(struct vaddr *v, struct vpolicy *vp, struct vplan_work *w, size_t nw)
+/*
+ * book_range: the outcome of one advised range mr (the piece of work `piece`, of target t,
+ * whose madv_apply returned r) in vp's figures and t's plan: advised bytes (remembered as
+ * advised unless in a dry run), or the reason they were not.
+ */
+static void book_range(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
+		       const struct madv_range *mr, const struct vrange *piece, int r)
+{
+	uint64_t sz = mr->end - mr->start;
+
+	if (mr->done) {
+		vp->s.advised_bytes_total += sz;
+		cgstat_reclaimed(cg_entry(v, vp, t->cgroup), sz);
+		if (!v->cfg->daemon.dry_run && vrange_push(&t->plan.advised, mr->start, mr->end,
+							   piece->nr_accesses, piece->age_us) < 0)
+			log_rl(LOG_WARNING,
+			       "vaddr: policy %s: pid %d: out of memory keeping its advised ranges",
+			       vp->name, (int)t->pid);
+	} else if (r == -ESRCH || r == -EBADF) {
+		vp->s.skipped_total[SKIP_VANISHED] += sz;
+	} else if (mr->err == EINVAL) {
+		/* locked, hugetlb, PFN or I/O VMA: not offered again until maps changes */
+		vp->s.skipped_total[SKIP_LOCKED] += sz;
+		if (vplan_record_refused(&t->plan, mr->start, mr->end, now_usec()) < 0)
+			log_rl(LOG_WARNING,
+			       "vaddr: policy %s: pid %d: out of memory keeping its refused ranges",
+			       vp->name, (int)t->pid);
+	} else if (mr->err == ENOMEM) {
+		vp->s.skipped_total[SKIP_VMA] += sz; /* no longer mapped */
+	} else {
+		vp->s.skipped_total[SKIP_ERROR] += sz;
+	}
+}
+
+/*
+ * advise_target: advise the n pieces w of target t (sorted by address) through its pidfd, and
+ * book each range's outcome (book_range); the RSS drop seen meanwhile is added to *rss_drop,
+ * the errnos to *ms. Returns 0, -ESRCH or -EBADF (the process exited: t is marked dead), or
+ * -ENOMEM when nothing could be tried.
+ */
+static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
+			 const struct vplan_work *w, size_t n, struct madv_stats *ms,
+			 uint64_t *rss_drop)
+{
+	struct madv_range *mr = calloc(n, sizeof(*mr));
+	uint64_t rss0, rss1;
+	int r;
+
+	if (!mr)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		mr[k].start = w[k].r.start;
+		mr[k].end = w[k].r.end;
+	}
+	rss0 = rss_of(v, t->procfd);
+	r = madv_apply(t->pidfd, mr, n, MADV_PAGEOUT, 0, v->cfg->daemon.dry_run, ms);
+	rss1 = rss_of(v, t->procfd);
+	if (rss0 > rss1)
+		*rss_drop += rss0 - rss1;
+	for (size_t k = 0; k < n; k++)
+		book_range(v, vp, t, &mr[k], &w[k].r, r);
+	if (r == -ESRCH || r == -EBADF) {
+		log_debug("vaddr: policy %s: pid %d exited during its advice", vp->name,
+			  (int)t->pid);
+		t->dead = true;
+	}
+	/* the advised and refused sets must stay sorted by address */
+	vrange_sort(&t->plan.advised);
+	vrange_sort(&t->plan.refused);
+	free(mr);
+	return r;
+}
+
+/*
+ * advise_work: advise one policy's work w (nw pieces, reordered by target and address here),
+ * target by target; a target whose cgroup thawed since the plan is skipped. Sets the policy's
+ * figures of this cycle: bytes advised, errors by errno, the RSS and memcg drops.
+ */
+static void advise_work(struct vaddr *v, struct vpolicy *vp, struct vplan_work *w, size_t nw)
 {
 	struct madv_stats ms = { 0 };
-	uint64_t advised0, memcg0 = vp->resident, memcg1, rss_drop = 0;
+	uint64_t advised0 = vp->s.advised_bytes_total, memcg0 = vp->resident, memcg1;
+	uint64_t rss_drop = 0;
 
 	if (nw)
 		qsort(w, nw, sizeof(*w), cmp_work_addr);
-	advised0 = vp->s.advised_bytes_total;
-	for (size_t i = 0; i < nw;) {
-		size_t j = i, n;
+	for (size_t i = 0, j; i < nw; i = j) {
 		struct vtarget *t = &v->t[w[i].target];
-		struct madv_range *mr;
-		uint64_t rss0, rss1;
-		int r;
 
-		while (j < nw && w[j].target == w[i].target)
-			j++;
-		n = j - i;
+		for (j = i; j < nw && w[j].target == w[i].target; j++)
+			;
 		if (target_thawed(v, vp, t)) {
 			for (size_t k = i; k < j; k++)
 				vp->s.skipped_total[SKIP_NOT_FROZEN] += w[k].r.end - w[k].r.start;
-			i = j;
 			continue;
 		}
-		mr = calloc(n, sizeof(*mr));
-		if (!mr)
+		if (advise_target(v, vp, t, &w[i], j - i, &ms, &rss_drop) == -ENOMEM)
 			break;
-		for (size_t k = 0; k < n; k++) {
-			mr[k].start = w[i + k].r.start;
-			mr[k].end = w[i + k].r.end;
-		}
-		rss0 = rss_of(v, t->procfd);
-		r = madv_apply(t->pidfd, mr, n, MADV_PAGEOUT, 0, v->cfg->daemon.dry_run, &ms);
-		rss1 = rss_of(v, t->procfd);
-		if (rss0 > rss1)
-			rss_drop += rss0 - rss1;
-		for (size_t k = 0; k < n; k++) {
-			uint64_t sz = mr[k].end - mr[k].start;
-
-			if (mr[k].done) {
-				vp->s.advised_bytes_total += sz;
-				cgstat_reclaimed(cg_entry(v, vp, t->cgroup), sz);
-				if (!v->cfg->daemon.dry_run)
-					vrange_push(&t->plan.advised, mr[k].start, mr[k].end,
-						    w[i + k].r.nr_accesses, w[i + k].r.age_us);
-			} else if (r == -ESRCH || r == -EBADF) {
-				vp->s.skipped_total[SKIP_VANISHED] += sz;
-			} else if (mr[k].err == EINVAL) {
-				/* locked, hugetlb, PFN or I/O: not tried again (see run_policy) */
-				vp->s.skipped_total[SKIP_LOCKED] += sz;
-				vplan_record_refused(&t->plan, mr[k].start, mr[k].end, now_usec());
-			} else if (mr[k].err == ENOMEM) {
-				vp->s.skipped_total[SKIP_VMA] += sz;
-			} else {
-				vp->s.skipped_total[SKIP_ERROR] += sz;
-			}
-		}
-		if (r == -ESRCH || r == -EBADF) {
-			log_debug("vaddr: policy %s: pid %d exited during apply", vp->name,
-				  (int)t->pid);
-			t->dead = true;
-		}
-		/* the advised and refused sets must stay sorted by address */
-		vrange_sort(&t->plan.advised);
-		vrange_sort(&t->plan.refused);
-		free(mr);
-		i = j;
 	}
 	for (unsigned e = 0; e < MADV_ERR_MAX; e++) {
 		vp->s.errors_total[e] += ms.err[e];
@@ -921,15 +975,144 @@ static int clip_todo(const struct vaddr *v, struct vpolicy *vp, const struct vra
 	return r;
 }
 
+/*
+ * refresh_maps: read target t's maps into its plan (vplan_maps_read). Returns 0, or -errno
+ * when they cannot be read or parsed: its VMAs are then unknown, and t is marked dead if its
+ * process exited.
+ */
+static int refresh_maps(struct vaddr *v, struct vtarget *t, uint64_t now)
+{
+	char *text = NULL;
+	ssize_t len = read_file_alloc_at(t->procfd, "maps", &text);
+	int r = len < 0 ? (int)len : vma_parse_smaps(text, &t->plan.vmas);
+
+	if (r < 0) {
+		t->plan.vmas.nr = 0;
+		t->plan.vmas_us = 0;
+		t->dead = madv_pidfd_alive(t->pidfd) < 0;
+	} else {
+		vplan_maps_read(&t->plan, hash_bytes(text, (size_t)len), now);
+		v->s.maps_reads++;
+	}
+	free(text);
+	return r;
+}
+
+/*
+ * plan_target: the work of target number i this cycle, appended to wl: what vplan_select
+ * leaves of its regions in sr, clipped to the VMAs of the kinds vp may advise now (not in
+ * blocked). While its cgroup's frozen_only gate is closed the bytes are counted, not taken.
+ * Returns 0 or -errno (nothing more of it is taken this cycle).
+ */
+static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
+		       const struct damon_scheme_regions *sr, unsigned blocked, uint64_t now,
+		       struct vwork_list *wl)
+{
+	struct vtarget *t = &v->t[i];
+	struct vplan_params p = plan_params(v, t, vp, now);
+	struct vrange_list todo = { 0 }, clipped = { 0 }, mapped = { 0 };
+	struct vma_list flagged = { 0 };
+	char *smaps = NULL;
+	bool settled;
+	int r;
+
+	/*
+	 * maps is cheap (no page walk): it bounds what is counted. A settled target's last maps
+	 * do: nothing of it can be advised this cycle.
+	 */
+	settled = vplan_settled(&t->plan, &p, sr, vp->cfg->memory & ~blocked, now);
+	if (settled)
+		v->s.maps_kept++;
+	else if ((r = refresh_maps(v, t, now)) < 0)
+		return r;
+	/* every mapping, each a piece of its own */
+	r = vma_pieces(&t->plan.vmas, 0, &mapped);
+	if (r == 0)
+		r = select_target(v, t, vp, &p, sr, now, &mapped, &todo);
+	if (r < 0 || !todo.nr)
+		goto out;
+	/*
+	 * The VMAs as they are now, of the process the pidfd names: the maps just read, when the
+	 * process is still alive after it (its /proc directory was opened while the pid was the
+	 * pidfd's). Only smaps' VmFlags tell locked, hugetlb, PFN and I/O VMAs from others, and
+	 * smaps walks every page to print them: maps is read instead, and the kernel refuses
+	 * those VMAs itself with EINVAL, which book_range counts as locked and keeps as refused
+	 * until maps changes. A dry run asks nothing of the kernel, so it reads smaps to count
+	 * them right.
+	 */
+	if ((v->cfg->daemon.dry_run && read_file_alloc_at(t->procfd, "smaps", &smaps) < 0) ||
+	    (!settled && madv_pidfd_alive(t->pidfd) < 0)) {
+		vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
+		t->dead = true;
+		goto out;
+	}
+	if (smaps)
+		r = vma_parse_smaps(smaps, &flagged);
+	if (r == 0)
+		r = clip_todo(v, vp, &todo, smaps ? &flagged : &t->plan.vmas, blocked, &clipped);
+	if (r < 0)
+		goto out;
+	/*
+	 * A settled target's todo holds only memory of kinds it may not advise now, which the
+	 * clip drops. If the clip keeps some, its maps no longer say what they said: nothing is
+	 * advised on them, and they are read again next cycle.
+	 */
+	if (settled && clipped.nr)
+		t->plan.vmas_us = 0;
+	else if (target_gate(vp, t) != SKIP_MAX)
+		/* its books are kept: the cold set goes as soon as it is frozen */
+		vp->s.skipped_total[SKIP_NOT_FROZEN] += vrange_bytes(&clipped);
+	else
+		for (size_t k = 0; k < clipped.nr && r == 0; k++)
+			r = work_push(wl, i, &clipped.r[k]);
+out:
+	free(smaps);
+	vma_list_fini(&flagged);
+	vrange_list_fini(&todo);
+	vrange_list_fini(&clipped);
+	vrange_list_fini(&mapped);
+	return r;
+}
+
+/*
+ * fit_work: order w coldest, then oldest, then largest first, and keep at its front what fits
+ * vp's quota and, for anonymous memory, the swap left above every policy's reserve this cycle
+ * (vplan_take). The bytes cut are counted, the anonymous bytes kept are charged to the cycle,
+ * and a swap room below a page is logged. Returns how many pieces are kept.
+ */
+static size_t fit_work(struct vaddr *v, struct vpolicy *vp, struct vplan_work *w, size_t nw)
+{
+	struct vplan_room room = { .budget = vp->st.budget };
+	uint64_t anon0;
+	size_t take;
+	char rate[16];
+
+	room.anon = vp->st.anon_room > v->cycle_anon ? vp->st.anon_room - v->cycle_anon : 0;
+	anon0 = room.anon;
+	take = vplan_take(w, nw, v->page_size, &room);
+	v->cycle_anon += anon0 - room.anon;
+	vp->s.skipped_total[SKIP_SWAP_RESERVE] += room.reserve_cut;
+	vp->s.skipped_total[SKIP_QUOTA] += room.quota_cut;
+	if (!(vp->cfg->memory & MEMORY_ANON))
+		return take;
+	if (room.anon < v->page_size)
+		log_cond_set(&vp->swap_cond, LOG_NOTICE,
+			     "vaddr: policy %s: %s%s: anonymous pageout stopped", vp->name,
+			     vp->in.swap_total ? "free swap at swap_reserve " : "no swap",
+			     vp->in.swap_total ? fmt_rate(rate, sizeof(rate), vp->cfg->swap_reserve)
+					       : "");
+	else
+		log_cond_clear(&vp->swap_cond);
+	return take;
+}
+
+/* run_policy: one cycle of policy pi over snapshot snap: decide, plan each target, advise. */
 static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *snap, uint64_t now)
 {
 	struct vpolicy *vp = &v->pol[pi];
-	struct vplan_work *w = NULL;
-	size_t nw = 0, cap = 0, take = 0;
+	struct vwork_list wl = { 0 };
 	unsigned kinds = vp->cfg->memory, blocked = 0;
-	struct vplan_room room = { 0 };
-	uint64_t anon0;
-	char rate[16];
+	size_t take;
 
 	vp->s.cycles++;
 	vp->s.cold_bytes = 0;
@@ -942,124 +1125,38 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		blocked |= MEMORY_FILE;
 	for (size_t i = 0; i < v->nt; i++) {
 		struct vtarget *t = &v->t[i];
-		struct vrange_list todo = { 0 }, clipped = { 0 }, mapped = { 0 };
-		struct vma_list flagged = { 0 };
-		char *text = NULL;
-		ssize_t len;
-		struct vplan_params params;
-		bool kept;
-		int sel;
+		int r;
 
 		if (t->policy != pi || t->dead)
 			continue;
 		/*
 		 * A live target always has regions in DAMON (min_regions): a scheme without any
-		 * tried region is no news, not "nothing cold". 6.12 answered every other update
-		 * so in the guest bench, and taking it as news emptied the previous candidates,
-		 * so that no two consecutive snapshots agreed and the cold set waited 16 s
-		 * instead of 7. The next snapshot is compared with the last one that had regions.
+		 * tried region is no news, not "nothing cold". The next snapshot is compared
+		 * with the last one that had regions.
 		 */
 		if (i >= snap->nr_schemes || !snap->schemes[i].nr) {
 			v->s.empty_snapshots++;
 			continue;
 		}
-		/*
-		 * maps is cheap (no page walk): it bounds what is counted. A settled target's
-		 * last maps do: nothing of it can be advised this cycle (target_settled).
-		 */
-		params = plan_params(v, t, vp, now);
-		kept = vplan_settled(&t->plan, &params, &snap->schemes[i], kinds & ~blocked, now);
-		if (kept) {
-			v->s.maps_kept++;
-		} else if ((len = read_file_alloc_at(t->procfd, "maps", &text)) < 0 ||
-			   vma_parse_smaps(text, &t->plan.vmas) < 0) {
-			free(text);
-			t->plan.vmas.nr = 0;
-			t->plan.vmas_us = 0;
-			t->dead = madv_pidfd_alive(t->pidfd) < 0;
-			continue;
-		} else {
-			vplan_maps_read(&t->plan, hash_bytes(text, (size_t)len), now);
-			free(text);
-			text = NULL;
-			v->s.maps_reads++;
-		}
-		/* every mapping, each a piece of its own */
-		sel = vma_pieces(&t->plan.vmas, 0, &mapped) < 0
-			      ? -ENOMEM
-			      : select_target(v, t, vp, &snap->schemes[i], now, &mapped, &todo);
-		vrange_list_fini(&mapped);
-		if (sel < 0 || !todo.nr) {
-			vrange_list_fini(&todo);
-			continue;
-		}
-		/*
-		 * The VMAs as they are now, of the process the pidfd names: the maps just read,
-		 * when the process is still alive after it (its /proc directory was opened while
-		 * the pid was the pidfd's). Only smaps' VmFlags tell locked, hugetlb, PFN and I/O
-		 * VMAs from others, and smaps walks every page to print them (at 100 small
-		 * processes with mlockall in the 6.12 guest it took two thirds of pageoutd's CPU):
-		 * the kernel refuses those VMAs itself with EINVAL, which apply counts as locked
-		 * and records as refused until maps changes (above). A dry run asks nothing of
-		 * the kernel, so it reads smaps to count them right. A settled target's todo holds
-		 * only memory of kinds it may not advise now, which the clip counts and drops.
-		 */
-		if ((v->cfg->daemon.dry_run && read_file_alloc_at(t->procfd, "smaps", &text) < 0) ||
-		    (!kept && madv_pidfd_alive(t->pidfd) < 0)) {
-			vp->s.skipped_total[SKIP_VANISHED] += vrange_bytes(&todo);
-			t->dead = true;
-		} else if ((!text || vma_parse_smaps(text, &flagged) == 0) &&
-			   clip_todo(v, vp, &todo, text ? &flagged : &t->plan.vmas, blocked,
-				     &clipped) == 0) {
-			/* settled, yet something to advise (cannot be): never on maps read before */
-			if (kept && clipped.nr)
-				t->plan.vmas_us = 0;
-			else if (target_gate(vp, t) != SKIP_MAX)
-				/* its books are kept: the cold set goes as soon as it is frozen */
-				vp->s.skipped_total[SKIP_NOT_FROZEN] += vrange_bytes(&clipped);
-			else
-				for (size_t k = 0; k < clipped.nr; k++)
-					push_work(&w, &nw, &cap, i, &clipped.r[k]);
-		}
-		free(text);
-		vma_list_fini(&flagged);
-		vrange_list_fini(&todo);
-		vrange_list_fini(&clipped);
+		r = plan_target(v, vp, i, &snap->schemes[i], blocked, now, &wl);
+		if (r == -ENOMEM)
+			log_rl(LOG_WARNING,
+			       "vaddr: policy %s: pid %d: out of memory planning its advice",
+			       vp->name, (int)t->pid);
 	}
 	if (vp->st.paused) {
-		for (size_t k = 0; k < nw; k++)
-			vp->s.skipped_total[vp->st.paused_why] += w[k].r.end - w[k].r.start;
-		nw = 0;
+		for (size_t k = 0; k < wl.nr; k++)
+			vp->s.skipped_total[vp->st.paused_why] += wl.w[k].r.end - wl.w[k].r.start;
+		wl.nr = 0;
 	}
-	/*
-	 * coldest, then oldest, then largest first, within the quota and, for anonymous memory,
-	 * within the swap left above every policy's reserve this cycle
-	 */
-	room.budget = vp->st.budget;
-	room.anon = vp->st.anon_room > v->cycle_anon ? vp->st.anon_room - v->cycle_anon : 0;
-	anon0 = room.anon;
-	take = vplan_take(w, nw, v->page_size, &room);
-	v->cycle_anon += anon0 - room.anon;
-	vp->s.skipped_total[SKIP_SWAP_RESERVE] += room.reserve_cut;
-	vp->s.skipped_total[SKIP_QUOTA] += room.quota_cut;
-	if (vp->cfg->memory & MEMORY_ANON) {
-		if (room.anon < v->page_size)
-			log_cond_set(&vp->swap_cond, LOG_NOTICE,
-				     "vaddr: policy %s: %s%s: anonymous pageout stopped", vp->name,
-				     vp->in.swap_total ? "free swap at swap_reserve " : "no swap",
-				     vp->in.swap_total
-					     ? fmt_rate(rate, sizeof(rate), vp->cfg->swap_reserve)
-					     : "");
-		else
-			log_cond_clear(&vp->swap_cond);
-	}
+	take = fit_work(v, vp, wl.w, wl.nr);
 	if (take) {
 		uint64_t before = vp->s.advised_bytes_total;
 
-		apply(v, vp, w, take);
+		advise_work(v, vp, wl.w, take);
 		policy_consume(&vp->st, vp->s.advised_bytes_total - before);
 	}
-	free(w);
+	free(wl.w);
 }
 
 /*
@@ -1097,6 +1194,16 @@ static int read_sys(struct vaddr *v, struct policy_input *in)
 }
 
 /*
+ * read_meminfo: the system-wide inputs of this cycle (read_sys) into sys; when meminfo cannot
+ * be read they are left unknown (zero) and that is logged.
+ */
+static void read_meminfo(struct vaddr *v, struct policy_input *sys)
+{
+	if (read_sys(v, sys) < 0)
+		log_rl(LOG_WARNING, "vaddr: cannot read meminfo: free memory and swap unknown");
+}
+
+/*
  * No process to watch: no policy runs, but what its cgroups show is still known (PSI), as
  * a paddr policy shows it without a scheme at work.
  */
@@ -1104,7 +1211,7 @@ static void read_idle(struct vaddr *v)
 {
 	struct policy_input sys;
 
-	read_sys(v, &sys);
+	read_meminfo(v, &sys);
 	for (size_t pi = 0; pi < v->npol; pi++) {
 		struct vpolicy *vp = &v->pol[pi];
 
@@ -1158,7 +1265,7 @@ int vaddr_cycle(struct vaddr *v)
 	if (snap.nr_schemes != v->nt)
 		log_rl(LOG_WARNING, "vaddr: snapshot has %u schemes for %zu targets",
 		       snap.nr_schemes, v->nt);
-	read_sys(v, &sys);
+	read_meminfo(v, &sys);
 	now = now_usec();
 	read_clock(v, &snap, now);
 	v->cycle_anon = 0;
