@@ -617,14 +617,84 @@ const char *vaddr_error(const struct vaddr *v)
 	return e ? e : log_cond_text(&v->read_cond);
 }
 
-/* Write the context (one stat scheme per target) and start or commit it. */
+/*
+ * fill_ctx: the context of v's kdamond into c: a target per vtarget (with seed regions when it
+ * is new to DAMON at its index) and a stat scheme each, filtered to its own target when there
+ * are several. The targets and schemes are allocated into *ret_t and *ret_s, which the caller
+ * frees, also on failure. Returns how many targets got seed regions, or -ENOMEM.
+ */
+static int fill_ctx(struct vaddr *v, struct damon_ctx *c, struct damon_target **ret_t,
+		    struct damon_scheme **ret_s)
+{
+	struct damon_target *t = *ret_t = calloc(v->nt, sizeof(*t));
+	struct damon_scheme *s = *ret_s = calloc(v->nt, sizeof(*s));
+	int seeds = 0;
+
+	c->targets = t;
+	c->schemes = s;
+	if (!t || !s)
+		return -ENOMEM;
+	str_copy(c->ops, sizeof(c->ops), "vaddr");
+	c->sample_us = v->cfg->damon.sample_us;
+	c->aggr_us = v->cfg->damon.aggr_us;
+	c->update_us = v->cfg->damon.update_us;
+	c->min_regions = v->cfg->damon.min_regions;
+	c->max_regions = v->cfg->damon.max_regions;
+	for (size_t i = 0; i < v->nt; i++) {
+		t[i].pid = v->t[i].pid;
+		/* a target new to DAMON (or to its index) starts with a region per large VMA */
+		if ((!v->running || !v->t[i].seeded) && v->seed_refused < 2)
+			seeds += seed_target(v, &v->t[i], &t[i]) > 0;
+		str_copy(s[i].action, sizeof(s[i].action), "stat");
+		damon_pattern_all(&s[i].pattern);
+		if (v->nt > 1) {
+			s[i].nr_filters = 1;
+			s[i].filters[0].type = DAMON_FILTER_TARGET;
+			s[i].filters[0].target_idx = (unsigned)i;
+			s[i].filters[0].matching = false; /* filter out every other target */
+		}
+	}
+	c->nr_targets = c->nr_schemes = (unsigned)v->nt;
+	return seeds;
+}
+
+/*
+ * commit_ctx: write c to the kdamond and commit it online, or start it when it is not running
+ * or refuses the commit; after a start every target is watched afresh. Returns 0 or -errno.
+ */
+static int commit_ctx(struct vaddr *v, const struct damon_ctx *c)
+{
+	int r = damon_write_ctx(v->d, DAMON_SLOT_VADDR, c);
+
+	if (r < 0)
+		return r;
+	if (v->running) {
+		r = damon_commit(v->d, DAMON_SLOT_VADDR);
+		v->s.commits++;
+	}
+	if (v->running && r != -EINVAL && r != -ECANCELED)
+		return r;
+	r = damon_start(v->d, DAMON_SLOT_VADDR);
+	if (r < 0)
+		return r;
+	v->s.restarts++;
+	for (size_t i = 0; i < v->nt; i++)
+		target_forget(&v->t[i]);
+	return 0;
+}
+
+/*
+ * sync_damon: bring the kdamond in line with the targets: stop it when there is none, else
+ * write the context (fill_ctx) and commit or start it (commit_ctx). Returns 0 or -errno;
+ * -ESRCH and -EINVAL (a target exited meanwhile) are retried next cycle, other failures are
+ * logged as the engine's condition (damon_failed).
+ */
 static int sync_damon(struct vaddr *v)
 {
-	struct damon_target *t;
-	struct damon_scheme *s;
 	struct damon_ctx c = { 0 };
-	unsigned seeds = 0;
-	int r;
+	struct damon_target *t = NULL;
+	struct damon_scheme *s = NULL;
+	int seeds, r;
 
 	if (!v->nt || (!v->dirty && v->running))
 		log_cond_clear(&v->damon_cond); /* nothing to write, or the last write worked */
@@ -643,57 +713,16 @@ static int sync_damon(struct vaddr *v)
 				    "this kernel's DAMON has no target filters (Linux 6.6+): "
 				    "regions cannot be attributed to processes; vaddr policies are "
 				    "inactive");
-	t = calloc(v->nt, sizeof(*t));
-	s = calloc(v->nt, sizeof(*s));
-	if (!t || !s) {
-		free(t);
-		free(s);
-		return -ENOMEM;
-	}
-	str_copy(c.ops, sizeof(c.ops), "vaddr");
-	c.sample_us = v->cfg->damon.sample_us;
-	c.aggr_us = v->cfg->damon.aggr_us;
-	c.update_us = v->cfg->damon.update_us;
-	c.min_regions = v->cfg->damon.min_regions;
-	c.max_regions = v->cfg->damon.max_regions;
-	for (size_t i = 0; i < v->nt; i++) {
-		t[i].pid = v->t[i].pid;
-		/* a target new to DAMON (or to its index) starts with a region per large VMA */
-		if ((!v->running || !v->t[i].seeded) && v->seed_refused < 2)
-			seeds += seed_target(v, &v->t[i], &t[i]);
-		str_copy(s[i].action, sizeof(s[i].action), "stat");
-		damon_pattern_all(&s[i].pattern);
-		if (v->nt > 1) {
-			s[i].nr_filters = 1;
-			s[i].filters[0].type = DAMON_FILTER_TARGET;
-			s[i].filters[0].target_idx = (unsigned)i;
-			s[i].filters[0].matching = false; /* filter out every other target */
-		}
-	}
-	c.nr_targets = c.nr_schemes = (unsigned)v->nt;
-	c.targets = t;
-	c.schemes = s;
-	r = damon_write_ctx(v->d, DAMON_SLOT_VADDR, &c);
-	if (r == 0) {
-		if (v->running) {
-			r = damon_commit(v->d, DAMON_SLOT_VADDR);
-			v->s.commits++;
-		}
-		if (!v->running || r == -EINVAL || r == -ECANCELED) {
-			r = damon_start(v->d, DAMON_SLOT_VADDR);
-			if (r == 0) {
-				v->s.restarts++;
-				for (size_t i = 0; i < v->nt; i++)
-					target_forget(&v->t[i]);
-			}
-		}
-	}
+	seeds = fill_ctx(v, &c, &t, &s);
+	r = seeds < 0 ? seeds : commit_ctx(v, &c);
 	free(t);
 	free(s);
+	if (seeds < 0)
+		return seeds;
 	if (r == 0)
 		for (size_t i = 0; i < v->nt; i++)
 			v->t[i].seeded = true;
-	if (r == -EINVAL && seeds && ++v->seed_refused == 2)
+	if (r == -EINVAL && seeds > 0 && ++v->seed_refused == 2)
 		log_notice("vaddr: DAMON refused the seeded monitoring regions twice; new targets "
 			   "start with DAMON's own regions from now on");
 	if (r == -ESRCH || r == -EINVAL) {
