@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The vaddr engine's pure parts (range sets, smaps parsing, VMA clipping), the shared policy
- * controller on recorded inputs, and madvise's partial-result contract against a scripted
- * process_madvise, plus one real call on a child.
+ * The shared policy controller on recorded inputs, madvise's partial-result contract against a
+ * scripted process_madvise plus one real call on a child, and the reference semantics vaddr
+ * takes for a kernel release. The vaddr plan's pure modules have their own tests (test-vrange,
+ * test-vma, test-vplan).
  */
 #include <config.h>
 
