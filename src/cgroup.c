@@ -149,7 +149,8 @@ static int list_add(struct cgrp_list *list, const char *path)
 	return 0;
 }
 
-/* Relative cgroup path ("/a/b") of a full path under the mount, into buf. */
+/* The relative cgroup path ("/a/b") of full into buf; returns buf, or NULL when full is not
+ * under the mount. */
 static const char *rel_path(const struct cgrp_root *root, const char *full, char *buf, size_t len)
 {
 	size_t m = strlen(root->mount);
@@ -162,8 +163,9 @@ static const char *rel_path(const struct cgrp_root *root, const char *full, char
 }
 
 /*
- * Walk base and its descendants (max depth `depth` below base, 0 = all); call fn for each.
- * A directory removed mid-walk just ends that branch. Returns the number of matches or -errno.
+ * Append to list base and each of its descendants (at most `depth` levels below base, 0: all)
+ * whose relative path matches glob (every one when glob is NULL). A directory removed mid-walk
+ * ends that branch; a missing base is no match. Returns the number appended or -errno.
  */
 static int walk(const struct cgrp_root *root, const char *base, int depth, const char *glob,
 		struct cgrp_list *list)
