@@ -193,7 +193,7 @@ void cfg_errors_fini(struct cfg_errors *errs)
 	errs->nr = 0;
 }
 
-int cfg_defaults(struct cfg *cfg)
+void cfg_defaults(struct cfg *cfg)
 {
 	struct cfg_daemon *d = &cfg->daemon;
 	struct cfg_damon *m = &cfg->damon;
@@ -212,7 +212,6 @@ int cfg_defaults(struct cfg *cfg)
 	m->update_us = 1 * SEC;
 	m->min_regions = 10;
 	m->max_regions = 1000;
-	return 0;
 }
 
 static void policy_defaults(struct cfg_policy *p)

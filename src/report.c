@@ -45,19 +45,24 @@ enum report_state report_daemon_state(const struct report_src *r, const char **r
 	const char *e = NULL;
 
 	*ret_reason = NULL;
-	if (!r->damon_owned && r->idle)
-		return *ret_reason = r->idle, RS_IDLE;
-	if (!r->damon_owned)
-		return *ret_reason = r->waiting ? r->waiting : "starting", RS_WAITING;
+	if (!r->damon_owned && r->idle) {
+		*ret_reason = r->idle;
+		return RS_IDLE;
+	}
+	if (!r->damon_owned) {
+		*ret_reason = r->waiting ? r->waiting : "starting";
+		return RS_WAITING;
+	}
 	if (r->vaddr)
 		e = vaddr_error(r->vaddr);
 	if (!e && r->paddr)
 		e = paddr_error(r->paddr);
 	if (!e)
 		e = r->no_vaddr ? r->no_vaddr : r->no_paddr;
-	if (e)
-		return *ret_reason = e, RS_ERROR;
-	return RS_ACTIVE;
+	if (!e)
+		return RS_ACTIVE;
+	*ret_reason = e;
+	return RS_ERROR;
 }
 
 /* The vaddr engine's figures of v->p; v stays waiting when the engine has none yet. */

@@ -94,8 +94,8 @@ struct cfg_errors {
 int cfg_load(const char *file, const char *dir, bool dir_required, struct cfg **ret,
 	     struct cfg_errors *errs);
 
-/* cfg_defaults: set the [daemon] and [damon] sections to their defaults. Returns 0. */
-int cfg_defaults(struct cfg *cfg);
+/* cfg_defaults: set the [daemon] and [damon] sections to their defaults. */
+void cfg_defaults(struct cfg *cfg);
 /* cfg_free: free cfg and its policies (NULL is fine). Returns NULL. */
 struct cfg *cfg_free(struct cfg *cfg);
 /* cfg_errors_fini: free every message and empty errs. */
