@@ -178,7 +178,7 @@ static int rd_str(struct damon *d, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static bool exists(struct damon *d, const char *path)
+static bool path_exists(struct damon *d, const char *path)
 {
 	struct stat st;
 
@@ -214,7 +214,7 @@ int damon_open(struct damon *d, const char *root, const char *state_dir, const s
 		     root, strerror(-r));
 		return r == -ENOENT ? -ENODEV : r;
 	}
-	if (!exists(d, "kdamonds/nr_kdamonds")) {
+	if (!path_exists(d, "kdamonds/nr_kdamonds")) {
 		fail(d, 0, "%s has no kdamonds/nr_kdamonds: not a DAMON sysfs admin directory",
 		     root);
 		close(d->rootfd);
@@ -461,27 +461,28 @@ static int detect_features(struct damon *d)
 		/* 5.18 has no avail_operations: it has vaddr and paddr if DAMON_VADDR/PADDR */
 		f->ops_vaddr = f->ops_paddr = true;
 	}
-	f->intervals_goal =
-		exists(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/intervals_goal", c));
-	f->refresh_ms = exists(d, "kdamonds/0/refresh_ms");
+	f->intervals_goal = path_exists(
+		d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/intervals_goal", c));
+	f->refresh_ms = path_exists(d, "kdamonds/0/refresh_ms");
 	/* stage one target, scheme, filter and goal to see their files; rewritten before use */
 	r = wr(d, mkpath(p, sizeof(p), "%s/targets/nr_targets", c), "1");
 	if (r == 0)
 		f->obsolete_target =
-			exists(d, mkpath(p, sizeof(p), "%s/targets/0/obsolete_target", c));
+			path_exists(d, mkpath(p, sizeof(p), "%s/targets/0/obsolete_target", c));
 	r = r ?: wr(d, mkpath(p, sizeof(p), "%s/schemes/nr_schemes", c), "1");
 	if (r < 0)
 		return fail(d, r, "probing DAMON features under %s: %s", d->root, d->err_path);
 	c = "kdamonds/0/contexts/0/schemes/0";
-	f->apply_interval = exists(d, mkpath(p, sizeof(p), "%s/apply_interval_us", c));
-	f->tried_total_bytes = exists(d, mkpath(p, sizeof(p), "%s/tried_regions/total_bytes", c));
+	f->apply_interval = path_exists(d, mkpath(p, sizeof(p), "%s/apply_interval_us", c));
+	f->tried_total_bytes =
+		path_exists(d, mkpath(p, sizeof(p), "%s/tried_regions/total_bytes", c));
 	f->sz_ops_filter_passed =
-		exists(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", c));
-	f->effective_bytes = exists(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", c));
-	f->core_filters = exists(d, mkpath(p, sizeof(p), "%s/core_filters", c));
-	f->filters_legacy = exists(d, mkpath(p, sizeof(p), "%s/filters", c));
-	f->quota_goals = exists(d, mkpath(p, sizeof(p), "%s/quotas/goals", c));
-	f->goal_tuner = exists(d, mkpath(p, sizeof(p), "%s/quotas/goal_tuner", c));
+		path_exists(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", c));
+	f->effective_bytes = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", c));
+	f->core_filters = path_exists(d, mkpath(p, sizeof(p), "%s/core_filters", c));
+	f->filters_legacy = path_exists(d, mkpath(p, sizeof(p), "%s/filters", c));
+	f->quota_goals = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/goals", c));
+	f->goal_tuner = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/goal_tuner", c));
 	if (f->core_filters || f->filters_legacy) {
 		const char *dir = f->core_filters ? "core_filters" : "filters";
 
@@ -490,8 +491,8 @@ static int detect_features(struct damon *d)
 			return fail(d, r, "probing DAMON scheme filters under %s: %s", d->root,
 				    d->err_path);
 		f->filter_target =
-			exists(d, mkpath(p, sizeof(p), "%s/%s/0/damon_target_idx", c, dir));
-		f->filter_allow = exists(d, mkpath(p, sizeof(p), "%s/%s/0/allow", c, dir));
+			path_exists(d, mkpath(p, sizeof(p), "%s/%s/0/damon_target_idx", c, dir));
+		f->filter_allow = path_exists(d, mkpath(p, sizeof(p), "%s/%s/0/allow", c, dir));
 		r = wr(d, mkpath(p, sizeof(p), "%s/%s/nr_filters", c, dir), "0");
 		if (r < 0)
 			return fail(d, r, "probing DAMON scheme filters under %s: %s", d->root,
@@ -500,7 +501,7 @@ static int detect_features(struct damon *d)
 	if (f->quota_goals) {
 		r = wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "1");
 		if (r == 0)
-			f->goal_metric = exists(
+			f->goal_metric = path_exists(
 				d, mkpath(p, sizeof(p), "%s/quotas/goals/0/target_metric", c));
 		r = r ?: wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "0");
 		if (r < 0)
