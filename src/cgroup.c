@@ -21,7 +21,7 @@
 static const char controller[] = "memory";
 
 /* Translate a libcgroup return code into -errno. */
-static int cg_errno(int r)
+static int ecg_to_errno(int r)
 {
 	int e;
 
@@ -52,7 +52,7 @@ static int cg_errno(int r)
  * itself is gone, say so (-ENOENT), the normal race with a cgroup being removed. `file` is the
  * file that was read (NULL: cgroup.procs).
  */
-static int gone_or(const struct cgrp_root *root, const char *path, const char *file, int r)
+static int enoent_if_gone(const struct cgrp_root *root, const char *path, const char *file, int r)
 {
 	char full[PATH_MAX * 2];
 	struct stat st;
@@ -87,7 +87,7 @@ static int gone_or(const struct cgrp_root *root, const char *path, const char *f
 	return r;
 }
 
-static void cg_logger(void *userdata, int level, const char *fmt, va_list ap)
+static void libcgroup_log(void *userdata, int level, const char *fmt, va_list ap)
 {
 	char buf[512];
 	size_t n;
@@ -108,11 +108,11 @@ int cgrp_init(struct cgrp_root *ret)
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	cgroup_set_logger(cg_logger, CGROUP_LOG_WARNING, NULL);
-	r = cg_errno(cgroup_init());
+	cgroup_set_logger(libcgroup_log, CGROUP_LOG_WARNING, NULL);
+	r = ecg_to_errno(cgroup_init());
 	if (r < 0)
 		return r == -ENOENT ? -ENODEV : r;
-	r = cg_errno(cgroup_get_subsys_mount_point(controller, &mnt));
+	r = ecg_to_errno(cgroup_get_subsys_mount_point(controller, &mnt));
 	if (r < 0)
 		return r == -ENOENT ? -ENODEV : r;
 	str_copy(ret->mount, sizeof(ret->mount), mnt);
@@ -149,7 +149,8 @@ static int list_add(struct cgrp_list *list, const char *path)
 	return 0;
 }
 
-/* Relative cgroup path ("/a/b") of a full path under the mount, into buf. */
+/* The relative cgroup path ("/a/b") of full into buf; returns buf, or NULL when full is not
+ * under the mount. */
 static const char *rel_path(const struct cgrp_root *root, const char *full, char *buf, size_t len)
 {
 	size_t m = strlen(root->mount);
@@ -162,11 +163,12 @@ static const char *rel_path(const struct cgrp_root *root, const char *full, char
 }
 
 /*
- * Walk base and its descendants (max depth `depth` below base, 0 = all); call fn for each.
- * A directory removed mid-walk just ends that branch. Returns the number of matches or -errno.
+ * Append to list base and each of its descendants (at most `depth` levels below base, 0: all)
+ * whose relative path matches glob (every one when glob is NULL). A directory removed mid-walk
+ * ends that branch; a missing base is no match. Returns the number appended or -errno.
  */
-static int walk(const struct cgrp_root *root, const char *base, int depth, const char *glob,
-		struct cgrp_list *list)
+static int walk_append(const struct cgrp_root *root, const char *base, int depth, const char *glob,
+		       struct cgrp_list *list)
 {
 	struct cgroup_file_info info;
 	void *handle = NULL;
@@ -177,7 +179,7 @@ static int walk(const struct cgrp_root *root, const char *base, int depth, const
 	if (r != 0) {
 		if (handle)
 			cgroup_walk_tree_end(&handle);
-		r = cg_errno(r);
+		r = ecg_to_errno(r);
 		return r == -ENODATA || r == -ENOENT ? 0 : r;
 	}
 	cgroup_walk_tree_set_flags(&handle, CGROUP_WALK_TYPE_PRE_DIR);
@@ -226,12 +228,12 @@ int cgrp_expand(const struct cgrp_root *root, const char *pattern, bool is_glob,
 	for (const char *c = pattern + strlen(base); *c; c++)
 		if (*c == '/')
 			depth++;
-	return walk(root, base, depth + 1, pattern, list);
+	return walk_append(root, base, depth + 1, pattern, list);
 }
 
 int cgrp_descendants(const struct cgrp_root *root, const char *path, struct cgrp_list *list)
 {
-	return walk(root, path, 0, NULL, list);
+	return walk_append(root, path, 0, NULL, list);
 }
 
 static int pids_of(const struct cgrp_root *root, const char *path, pid_t **acc, int *nacc)
@@ -239,8 +241,9 @@ static int pids_of(const struct cgrp_root *root, const char *path, pid_t **acc, 
 	pid_t *p = NULL, *n;
 	int size = 0, r;
 
-	r = gone_or(root, path, NULL,
-		    cg_errno(cgroup_get_procs((char *)path, (char *)controller, &p, &size)));
+	r = enoent_if_gone(
+		root, path, NULL,
+		ecg_to_errno(cgroup_get_procs((char *)path, (char *)controller, &p, &size)));
 	if (r < 0) {
 		free(p);
 		return r;
@@ -307,7 +310,7 @@ int cgrp_memstat(const struct cgrp_root *root, const char *path, struct cgrp_mem
 	if (r != 0) {
 		if (h)
 			cgroup_read_stats_end(&h);
-		r = gone_or(root, path, "memory.stat", cg_errno(r));
+		r = enoent_if_gone(root, path, "memory.stat", ecg_to_errno(r));
 		return r == -ENODATA ? 0 : r;
 	}
 	do {
@@ -342,7 +345,7 @@ static int read_value(const struct cgrp_root *root, const char *path, const char
 	if (r != 0 && r != ECGEOF) {
 		if (h)
 			cgroup_read_value_end(&h);
-		return gone_or(root, path, name, cg_errno(r));
+		return enoent_if_gone(root, path, name, ecg_to_errno(r));
 	}
 	while (r == 0) {
 		size_t n = strlen(line);
@@ -519,7 +522,7 @@ int cgrp_of_pid(pid_t pid, char *buf, size_t len)
 	char *p = NULL;
 	int r;
 
-	r = cg_errno(cgroup_get_current_controller_path(pid, controller, &p));
+	r = ecg_to_errno(cgroup_get_current_controller_path(pid, controller, &p));
 	if (r < 0)
 		return r;
 	r = str_copy(buf, len, p);

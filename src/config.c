@@ -193,7 +193,7 @@ void cfg_errors_fini(struct cfg_errors *errs)
 	errs->nr = 0;
 }
 
-int cfg_defaults(struct cfg *cfg)
+void cfg_defaults(struct cfg *cfg)
 {
 	struct cfg_daemon *d = &cfg->daemon;
 	struct cfg_damon *m = &cfg->damon;
@@ -212,7 +212,6 @@ int cfg_defaults(struct cfg *cfg)
 	m->update_us = 1 * SEC;
 	m->min_regions = 10;
 	m->max_regions = 1000;
-	return 0;
 }
 
 static void policy_defaults(struct cfg_policy *p)
@@ -570,7 +569,7 @@ static char *normalise_line(struct pstate *ps, char *line)
 	return s;
 }
 
-static char *reader(char *str, int num, void *stream)
+static char *ini_line_reader(char *str, int num, void *stream)
 {
 	struct pstate *ps = stream;
 	char buf[CFG_LINE_MAX + 2];
@@ -605,7 +604,7 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value)
+static int ini_key_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct pstate *ps = user;
 	const struct key *tab = section_table(ps->sec);
@@ -772,7 +771,7 @@ static int parse_file(struct cfg *cfg, struct cfg_errors *errs, const char *file
 		fclose(ps.f);
 		return -EINVAL;
 	}
-	r = ini_parse_stream(reader, &ps, handler, &ps);
+	r = ini_parse_stream(ini_line_reader, &ps, ini_key_handler, &ps);
 	if (ferror(ps.f)) {
 		err_add(errs, "%s:%u: file: read error: %s", file, ps.line, strerror(errno));
 		ps.nerr++;

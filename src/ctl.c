@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		CFG_DEFAULT_SOCKET);
 }
 
-static int ask(const char *path, const char *req)
+static int ask_daemon(const char *path, const char *req)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char buf[65536];
@@ -239,5 +239,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pageoutctl: request too long\n");
 		return 2;
 	}
-	return ask(sock, req);
+	return ask_daemon(sock, req);
 }

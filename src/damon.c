@@ -142,9 +142,12 @@ int damon_parse_u64(const char *buf, size_t len, uint64_t *ret)
 		return -EINVAL;
 	memcpy(tmp, buf, len);
 	tmp[len] = '\0';
-	if (tmp[0] == '-') /* pid reads -1 when off */
-		return !strcmp(tmp, "-1") ? (*ret = UINT64_MAX, 0) : -EINVAL;
-	return parse_u64(tmp, ret);
+	if (tmp[0] != '-')
+		return parse_u64(tmp, ret);
+	if (strcmp(tmp, "-1")) /* pid reads -1 when off; no other figure is negative */
+		return -EINVAL;
+	*ret = UINT64_MAX;
+	return 0;
 }
 
 static int rd_u64(struct damon *d, const char *path, uint64_t *ret)
@@ -155,6 +158,13 @@ static int rd_u64(struct damon *d, const char *path, uint64_t *ret)
 	if (n < 0)
 		return (int)n;
 	return damon_parse_u64(b, (size_t)n, ret);
+}
+
+/* An optional figure: UINT64_MAX (unknown) when it cannot be read. */
+static void rd_u64_or_unknown(struct damon *d, const char *path, uint64_t *ret)
+{
+	if (rd_u64(d, path, ret) < 0)
+		*ret = UINT64_MAX;
 }
 
 static int rd_str(struct damon *d, const char *path, char *buf, size_t len)
@@ -168,7 +178,7 @@ static int rd_str(struct damon *d, const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static bool exists(struct damon *d, const char *path)
+static bool path_exists(struct damon *d, const char *path)
 {
 	struct stat st;
 
@@ -204,7 +214,7 @@ int damon_open(struct damon *d, const char *root, const char *state_dir, const s
 		     root, strerror(-r));
 		return r == -ENOENT ? -ENODEV : r;
 	}
-	if (!exists(d, "kdamonds/nr_kdamonds")) {
+	if (!path_exists(d, "kdamonds/nr_kdamonds")) {
 		fail(d, 0, "%s has no kdamonds/nr_kdamonds: not a DAMON sysfs admin directory",
 		     root);
 		close(d->rootfd);
@@ -243,9 +253,10 @@ int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max)
 			k->pid = (pid_t)v;
 		if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/nr_contexts", i), &v) ==
 			    0 &&
-		    v > 0)
-			rd_str(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/0/operations", i),
-			       k->ops, sizeof(k->ops));
+		    v > 0 &&
+		    rd_str(d, mkpath(p, sizeof(p), "kdamonds/%u/contexts/0/operations", i), k->ops,
+			   sizeof(k->ops)) < 0)
+			k->ops[0] = '\0';
 		if (!k->ops[0])
 			str_copy(k->ops, sizeof(k->ops), "none");
 	}
@@ -422,9 +433,9 @@ int damon_release(struct damon *d)
 	 * every kdamond there is ours: acquire refused to share the tree */
 	if (r == 0)
 		r = wr(d, "kdamonds/nr_kdamonds", "0");
-	if (r == 0)
-		unlink(d->state_file);
-	else
+	if (r == 0 && unlink(d->state_file) < 0 && errno != ENOENT)
+		log_errno(LOG_WARNING, -errno, "removing %s", d->state_file);
+	else if (r < 0)
 		log_errno(LOG_ERR, r, "releasing the kdamonds under %s (the record in %s stays)",
 			  d->root, d->state_file);
 	d->owned = false;
@@ -450,27 +461,28 @@ static int detect_features(struct damon *d)
 		/* 5.18 has no avail_operations: it has vaddr and paddr if DAMON_VADDR/PADDR */
 		f->ops_vaddr = f->ops_paddr = true;
 	}
-	f->intervals_goal =
-		exists(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/intervals_goal", c));
-	f->refresh_ms = exists(d, "kdamonds/0/refresh_ms");
+	f->intervals_goal = path_exists(
+		d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/intervals_goal", c));
+	f->refresh_ms = path_exists(d, "kdamonds/0/refresh_ms");
 	/* stage one target, scheme, filter and goal to see their files; rewritten before use */
 	r = wr(d, mkpath(p, sizeof(p), "%s/targets/nr_targets", c), "1");
 	if (r == 0)
 		f->obsolete_target =
-			exists(d, mkpath(p, sizeof(p), "%s/targets/0/obsolete_target", c));
+			path_exists(d, mkpath(p, sizeof(p), "%s/targets/0/obsolete_target", c));
 	r = r ?: wr(d, mkpath(p, sizeof(p), "%s/schemes/nr_schemes", c), "1");
 	if (r < 0)
 		return fail(d, r, "probing DAMON features under %s: %s", d->root, d->err_path);
 	c = "kdamonds/0/contexts/0/schemes/0";
-	f->apply_interval = exists(d, mkpath(p, sizeof(p), "%s/apply_interval_us", c));
-	f->tried_total_bytes = exists(d, mkpath(p, sizeof(p), "%s/tried_regions/total_bytes", c));
+	f->apply_interval = path_exists(d, mkpath(p, sizeof(p), "%s/apply_interval_us", c));
+	f->tried_total_bytes =
+		path_exists(d, mkpath(p, sizeof(p), "%s/tried_regions/total_bytes", c));
 	f->sz_ops_filter_passed =
-		exists(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", c));
-	f->effective_bytes = exists(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", c));
-	f->core_filters = exists(d, mkpath(p, sizeof(p), "%s/core_filters", c));
-	f->filters_legacy = exists(d, mkpath(p, sizeof(p), "%s/filters", c));
-	f->quota_goals = exists(d, mkpath(p, sizeof(p), "%s/quotas/goals", c));
-	f->goal_tuner = exists(d, mkpath(p, sizeof(p), "%s/quotas/goal_tuner", c));
+		path_exists(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", c));
+	f->effective_bytes = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", c));
+	f->core_filters = path_exists(d, mkpath(p, sizeof(p), "%s/core_filters", c));
+	f->filters_legacy = path_exists(d, mkpath(p, sizeof(p), "%s/filters", c));
+	f->quota_goals = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/goals", c));
+	f->goal_tuner = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/goal_tuner", c));
 	if (f->core_filters || f->filters_legacy) {
 		const char *dir = f->core_filters ? "core_filters" : "filters";
 
@@ -479,8 +491,8 @@ static int detect_features(struct damon *d)
 			return fail(d, r, "probing DAMON scheme filters under %s: %s", d->root,
 				    d->err_path);
 		f->filter_target =
-			exists(d, mkpath(p, sizeof(p), "%s/%s/0/damon_target_idx", c, dir));
-		f->filter_allow = exists(d, mkpath(p, sizeof(p), "%s/%s/0/allow", c, dir));
+			path_exists(d, mkpath(p, sizeof(p), "%s/%s/0/damon_target_idx", c, dir));
+		f->filter_allow = path_exists(d, mkpath(p, sizeof(p), "%s/%s/0/allow", c, dir));
 		r = wr(d, mkpath(p, sizeof(p), "%s/%s/nr_filters", c, dir), "0");
 		if (r < 0)
 			return fail(d, r, "probing DAMON scheme filters under %s: %s", d->root,
@@ -489,7 +501,7 @@ static int detect_features(struct damon *d)
 	if (f->quota_goals) {
 		r = wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "1");
 		if (r == 0)
-			f->goal_metric = exists(
+			f->goal_metric = path_exists(
 				d, mkpath(p, sizeof(p), "%s/quotas/goals/0/target_metric", c));
 		r = r ?: wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "0");
 		if (r < 0)
@@ -839,21 +851,19 @@ static int explain_ebusy(struct damon *d, unsigned slot)
 	for (size_t i = 0; d->module_dir[0] && i < ARRAY_SIZE(mods); i++) {
 		snprintf(p, sizeof(p), "%s/%s/parameters/enabled", d->module_dir, mods[i]);
 		if (read_file_at(AT_FDCWD, p, v, sizeof(v)) > 0 && str_strip(v)[0] == 'Y') {
-			return fail(d, 0,
-				    "kdamond %u: %s = on refused (EBUSY): DAMON is held "
-				    "exclusively "
-				    "by the kernel module %s (%s = Y); release it with 'echo N > "
-				    "%s' "
-				    "or boot with %s.enabled=N; pageoutd does not change it",
-				    slot, d->err_path, mods[i], p, p, mods[i]),
-			       -EBUSY;
+			fail(d, 0,
+			     "kdamond %u: %s = on refused (EBUSY): DAMON is held exclusively by "
+			     "the kernel module %s (%s = Y); release it with 'echo N > %s' or "
+			     "boot with %s.enabled=N; pageoutd does not change it",
+			     slot, d->err_path, mods[i], p, p, mods[i]);
+			return -EBUSY;
 		}
 	}
-	return fail(d, 0,
-		    "kdamond %u: %s = on refused (EBUSY): another DAMON user holds DAMON "
-		    "exclusively or the sysfs lock (a kernel-internal DAMON module?)",
-		    slot, d->err_path),
-	       -EBUSY;
+	fail(d, 0,
+	     "kdamond %u: %s = on refused (EBUSY): another DAMON user holds DAMON exclusively "
+	     "or the sysfs lock (a kernel-internal DAMON module?)",
+	     slot, d->err_path);
+	return -EBUSY;
 }
 
 int damon_start(struct damon *d, unsigned slot)
@@ -896,9 +906,10 @@ int damon_stop(struct damon *d, unsigned slot)
 		r = state_cmd(d, slot, "off");
 	if (r < 0 && (r == -EINVAL || r == -EPERM) && damon_running(d, slot) == 0)
 		r = 0;
-	if (r < 0)
-		return log_errno(LOG_ERR, fail(d, r, "kdamond %u: state=off", slot), "kdamond %u",
-				 slot);
+	if (r < 0) {
+		fail(d, r, "kdamond %u: state=off", slot);
+		return log_errno(LOG_ERR, r, "kdamond %u", slot);
+	}
 	d->kpid[slot] = -1;
 	if (d->owned && write_record(d) < 0)
 		log_rl(LOG_ERR, "%s", d->err);
@@ -1086,11 +1097,11 @@ int damon_read_stats(struct damon *d, unsigned slot, unsigned scheme, struct dam
 	ret->sz_ops_filter_passed = UINT64_MAX;
 	ret->effective_bytes = UINT64_MAX;
 	if (d->feat.sz_ops_filter_passed)
-		rd_u64(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", s),
-		       &ret->sz_ops_filter_passed);
+		rd_u64_or_unknown(d, mkpath(p, sizeof(p), "%s/stats/sz_ops_filter_passed", s),
+				  &ret->sz_ops_filter_passed);
 	if (d->feat.effective_bytes)
-		rd_u64(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", s),
-		       &ret->effective_bytes);
+		rd_u64_or_unknown(d, mkpath(p, sizeof(p), "%s/quotas/effective_bytes", s),
+				  &ret->effective_bytes);
 	return 0;
 }
 

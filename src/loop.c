@@ -69,14 +69,16 @@ int loop_new(struct loop **ret, loop_signal_fn on_signal, void *data)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	l->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	l->on_signal = on_signal;
 	l->sig_data = data;
-	if (l->sigfd < 0 || (r = loop_add_fd(l, l->sigfd, EPOLLIN, on_sigfd, NULL)) < 0) {
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (l->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
 		r = -errno;
+	else
+		r = loop_add_fd(l, l->sigfd, EPOLLIN, on_sigfd, NULL);
+	if (r < 0) {
 		loop_free(l);
-		return r ? r : -EIO;
+		return r;
 	}
 	*ret = l;
 	return 0;
@@ -114,7 +116,8 @@ int loop_del_fd(struct loop *l, int fd)
 {
 	for (unsigned i = 0; i < LOOP_MAX_FDS; i++) {
 		if (l->watches[i].fn && l->watches[i].fd == fd) {
-			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+			/* the caller may have closed fd already, which removed it: not an error */
+			(void)epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
 			l->watches[i].fn = NULL;
 			l->nr--;
 			return 0;

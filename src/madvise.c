@@ -80,7 +80,8 @@ int madv_probe(int pidfd, int advice)
 	return call(pidfd, NULL, 0, advice, 0) < 0 ? -errno : 0;
 }
 
-static void failed(struct madv_range *r, int err, struct madv_stats *st)
+/* Range r was refused with errno err: count it as failed under its errno. */
+static void record_refused(struct madv_range *r, int err, struct madv_stats *st)
 {
 	r->err = err;
 	st->bytes_failed += r->end - r->start;
@@ -127,7 +128,7 @@ int madv_apply(int pidfd, struct madv_range *r, size_t n, int advice, unsigned b
 				return -err;
 			}
 			/* nothing completed: the first range failed; skip exactly it */
-			failed(&r[i], err, st);
+			record_refused(&r[i], err, st);
 			i++;
 			continue;
 		}
@@ -142,7 +143,7 @@ int madv_apply(int pidfd, struct madv_range *r, size_t n, int advice, unsigned b
 		i += k;
 		if (k < m && k == 0) {
 			/* cannot happen per the contract (it would have returned -1): do not spin */
-			failed(&r[i], EIO, st);
+			record_refused(&r[i], EIO, st);
 			i++;
 		}
 	}

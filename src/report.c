@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
  * One policy's figures, whichever engine runs it. A figure the engine does not know (or that
  * does not apply to it) is UNKNOWN or -1: JSON null, no metric sample, "-" in the table.
  */
-struct pview {
+struct policy_figures {
 	const struct cfg_policy *p;
 	enum report_state state;
 	const char *reason; /* "" when active */
@@ -44,22 +45,28 @@ enum report_state report_daemon_state(const struct report_src *r, const char **r
 	const char *e = NULL;
 
 	*ret_reason = NULL;
-	if (!r->damon_owned && r->idle)
-		return *ret_reason = r->idle, RS_IDLE;
-	if (!r->damon_owned)
-		return *ret_reason = r->waiting ? r->waiting : "starting", RS_WAITING;
+	if (!r->damon_owned && r->idle) {
+		*ret_reason = r->idle;
+		return RS_IDLE;
+	}
+	if (!r->damon_owned) {
+		*ret_reason = r->waiting ? r->waiting : "starting";
+		return RS_WAITING;
+	}
 	if (r->vaddr)
 		e = vaddr_error(r->vaddr);
 	if (!e && r->paddr)
 		e = paddr_error(r->paddr);
 	if (!e)
 		e = r->no_vaddr ? r->no_vaddr : r->no_paddr;
-	if (e)
-		return *ret_reason = e, RS_ERROR;
-	return RS_ACTIVE;
+	if (!e)
+		return RS_ACTIVE;
+	*ret_reason = e;
+	return RS_ERROR;
 }
 
-static void view_vaddr(const struct report_src *r, struct pview *v)
+/* The vaddr engine's figures of v->p; v stays waiting when the engine has none yet. */
+static void figures_from_vaddr(const struct report_src *r, struct policy_figures *v)
 {
 	const struct vaddr_policy_stats *s = vaddr_policy_stats(r->vaddr, v->p->name);
 	const struct policy_state *st = vaddr_policy_state(r->vaddr, v->p->name);
@@ -87,7 +94,8 @@ static void view_vaddr(const struct report_src *r, struct pview *v)
 	v->reason = vaddr_error(r->vaddr);
 }
 
-static void view_paddr(const struct report_src *r, struct pview *v)
+/* The paddr engine's figures of v->p, paused only when all its cgroups are. */
+static void figures_from_paddr(const struct report_src *r, struct policy_figures *v)
 {
 	const struct paddr_policy_stats *s = paddr_policy_stats(r->paddr, v->p->name);
 	const struct paddr_cgroup_stats *c;
@@ -125,7 +133,13 @@ static void view_paddr(const struct report_src *r, struct pview *v)
 	v->reason = paddr_error(r->paddr);
 }
 
-static void view(const struct report_src *r, const struct cfg_policy *p, struct pview *v)
+/*
+ * The figures of policy p in *v, from its engine or, when that is not running, from the
+ * daemon's state. v borrows p, the engine's counters and reason strings: valid until the
+ * engine's next cycle or reload.
+ */
+static void policy_figures_of(const struct report_src *r, const struct cfg_policy *p,
+			      struct policy_figures *v)
 {
 	const char *err;
 
@@ -136,9 +150,9 @@ static void view(const struct report_src *r, const struct cfg_policy *p, struct 
 	v->refault_rate = v->psi = -1;
 	v->state = RS_WAITING;
 	if (p->engine == ENGINE_VADDR && r->vaddr)
-		view_vaddr(r, v);
+		figures_from_vaddr(r, v);
 	else if (p->engine == ENGINE_PADDR && r->paddr)
-		view_paddr(r, v);
+		figures_from_paddr(r, v);
 	err = v->reason;
 	v->reason = "";
 	if (v->state == RS_WAITING) {
@@ -192,10 +206,10 @@ void request_parse(const char *line, struct request *ret)
 uint64_t report_reclaimed_bytes(const struct report_src *r)
 {
 	uint64_t sum = 0;
-	struct pview v;
+	struct policy_figures v;
 
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
-		view(r, &r->cfg->policies[i], &v);
+		policy_figures_of(r, &r->cfg->policies[i], &v);
 		sum += v.reclaimed;
 	}
 	return sum;
@@ -220,7 +234,7 @@ static void json_num(struct sbuf *b, const char *k, double v, bool comma)
 		sbuf_printf(b, "\"%s\":%.6g%s", k, v, comma ? "," : "");
 }
 
-static void json_policy(const struct report_src *r, const struct pview *v, struct sbuf *b)
+static void json_policy(const struct report_src *r, const struct policy_figures *v, struct sbuf *b)
 {
 	sbuf_puts(b, "{\"name\":");
 	sbuf_json_str(b, v->p->name);
@@ -301,7 +315,7 @@ static void json_policy(const struct report_src *r, const struct pview *v, struc
 }
 
 /* The state of a cgroup's entry: frozen, running, unknown (no freezer), NULL: not watched. */
-static const char *cg_state(const struct cgstat_entry *e)
+static const char *cgroup_state_name(const struct cgstat_entry *e)
 {
 	if (!e->watched)
 		return NULL;
@@ -315,7 +329,7 @@ static void json_cgroups(const struct report_src *r, struct sbuf *b)
 	uint64_t now = now_usec();
 
 	for (size_t i = 0; r->cgstat && (e = cgstat_at(r->cgstat, i)); i++) {
-		const char *st = cg_state(e);
+		const char *st = cgroup_state_name(e);
 
 		sbuf_puts(b, i ? ",{\"policy\":" : "{\"policy\":");
 		sbuf_json_str(b, e->policy);
@@ -387,9 +401,9 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 	}
 	sbuf_puts(b, ",\"policies\":[");
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
-		struct pview v;
+		struct policy_figures v;
 
-		view(r, &r->cfg->policies[i], &v);
+		policy_figures_of(r, &r->cfg->policies[i], &v);
 		if (i)
 			sbuf_puts(b, ",");
 		json_policy(r, &v, b);
@@ -401,7 +415,8 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 
 /* --- Prometheus text exposition --- */
 
-static void label(struct sbuf *b, const char *s)
+/* A label value, quoted, with backslash, double quote and newline escaped. */
+static void metric_label_value(struct sbuf *b, const char *s)
 {
 	sbuf_puts(b, "\"");
 	for (; *s; s++) {
@@ -415,187 +430,274 @@ static void label(struct sbuf *b, const char *s)
 	sbuf_puts(b, "\"");
 }
 
-static void head(struct sbuf *b, const char *name, const char *type, const char *help)
+/* The HELP and TYPE lines of metric pageoutd_<name>. */
+static void metric_header(struct sbuf *b, const char *name, const char *type, const char *help)
 {
 	sbuf_printf(b, "# HELP pageoutd_%s %s\n# TYPE pageoutd_%s %s\n", name, help, name, type);
 }
 
-/* One sample with a policy label, and optionally one more label. */
-static void sample(struct sbuf *b, const char *name, const char *policy, const char *k,
-		   const char *v, double value)
+/* One sample of pageoutd_<name> with a policy label and, unless k is NULL, label k=v. */
+static void metric_sample(struct sbuf *b, const char *name, const char *policy, const char *k,
+			  const char *v, double value)
 {
 	sbuf_printf(b, "pageoutd_%s{policy=", name);
-	label(b, policy);
+	metric_label_value(b, policy);
 	if (k) {
 		sbuf_printf(b, ",%s=", k);
-		label(b, v);
+		metric_label_value(b, v);
 	}
 	sbuf_printf(b, "} %.17g\n", value);
 }
 
+/* How a policy metric reads its field of struct policy_figures, and when it has no sample. */
+enum figure_kind {
+	FIGURE_FLAG,  /* bool: 0 or 1, always a sample */
+	FIGURE_COUNT, /* uint64_t: no sample when UNKNOWN */
+	FIGURE_RATIO, /* double: no sample when negative (unknown) */
+};
+
+/* A metric with one sample per policy: one row of policy_metrics. */
+struct policy_metric {
+	const char *name, *type, *help;
+	size_t offset; /* of the figure in struct policy_figures */
+	enum figure_kind kind;
+};
+
+#define FIGURE(field, k) offsetof(struct policy_figures, field), FIGURE_##k
+
+static const struct policy_metric policy_metrics[] = {
+	{ "policy_paused", "gauge", "1 while the policy is paused (pressure, not frozen, operator)",
+	  FIGURE(paused, FLAG) },
+	{ "policy_cgroups", "gauge", "Cgroups the policy covers now", FIGURE(cgroups, COUNT) },
+	{ "policy_processes", "gauge", "Processes the policy targets now (vaddr)",
+	  FIGURE(procs, COUNT) },
+	{ "cold_bytes", "gauge", "Cold bytes found in the last snapshot (vaddr)",
+	  FIGURE(cold, COUNT) },
+	{ "reclaimed_bytes_total", "counter",
+	  "Bytes reclaimed: advised and completed (vaddr), applied by the kernel (paddr)",
+	  FIGURE(reclaimed, COUNT) },
+	{ "memcg_drop_bytes_total", "counter", "Observed drop of the cgroups' anon + file",
+	  FIGURE(drop, COUNT) },
+	{ "psi_some_avg10_ratio", "gauge",
+	  "Highest memory PSI some avg10 of the cgroups, as a ratio (0-1)", FIGURE(psi, RATIO) },
+	{ "refault_rate_ratio", "gauge",
+	  "Pages refaulted per minute as a ratio of the cgroups' memory (last measured)",
+	  FIGURE(refault_rate, RATIO) },
+};
+
+/* The value of metric m for policy f in *ret; false when f does not know it. */
+static bool policy_metric_value(const struct policy_metric *m, const struct policy_figures *f,
+				double *ret)
+{
+	const char *field = (const char *)f + m->offset;
+	uint64_t u;
+
+	switch (m->kind) {
+	case FIGURE_FLAG:
+		*ret = *(const bool *)field;
+		return true;
+	case FIGURE_COUNT:
+		memcpy(&u, field, sizeof(u));
+		*ret = (double)u;
+		return u != UNKNOWN;
+	case FIGURE_RATIO:
+		memcpy(ret, field, sizeof(*ret));
+		return *ret >= 0;
+	}
+	return false;
+}
+
 /* Per policy, one sample each, whichever the engine; an unknown figure has no sample. */
-static void metrics_policies(const struct report_src *r, const struct pview *v, struct sbuf *b)
+static void metrics_policies(const struct report_src *r, const struct policy_figures *v,
+			     struct sbuf *b)
 {
 	const struct cfg *cfg = r->cfg;
-	static const struct {
-		const char *name, *type, *help;
-	} per[] = {
-		{ "policy_paused", "gauge",
-		  "1 while the policy is paused (pressure, not frozen, operator)" },
-		{ "policy_cgroups", "gauge", "Cgroups the policy covers now" },
-		{ "policy_processes", "gauge", "Processes the policy targets now (vaddr)" },
-		{ "cold_bytes", "gauge", "Cold bytes found in the last snapshot (vaddr)" },
-		{ "reclaimed_bytes_total", "counter",
-		  "Bytes reclaimed: advised and completed (vaddr), applied by the kernel (paddr)" },
-		{ "memcg_drop_bytes_total", "counter",
-		  "Observed drop of the cgroups' anon + file" },
-		{ "psi_some_avg10_ratio", "gauge",
-		  "Highest memory PSI some avg10 of the cgroups, as a ratio (0-1)" },
-		{ "refault_rate_ratio", "gauge",
-		  "Pages refaulted per minute as a ratio of the cgroups' memory (last measured)" },
-	};
-	head(b, "policy_state", "gauge",
-	     "1 for the policy's state: active, paused, idle, waiting, error (the reason is in "
-	     "pageoutctl status)");
+
+	metric_header(b, "policy_state", "gauge",
+		      "1 for the policy's state: active, paused, idle, waiting, error (the reason "
+		      "is in pageoutctl status)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		for (int k = 0; k < RS_MAX; k++)
-			sample(b, "policy_state", v[i].p->name, "state", report_state_name(k),
-			       k == (int)v[i].state);
-	for (size_t k = 0; k < ARRAY_SIZE(per); k++) {
-		head(b, per[k].name, per[k].type, per[k].help);
-		for (unsigned i = 0; i < cfg->nr_policies; i++) {
-			const struct pview *p = &v[i];
-			double x = k == 0   ? p->paused
-				   : k == 1 ? (double)p->cgroups
-				   : k == 2 ? (double)p->procs
-				   : k == 3 ? (double)p->cold
-				   : k == 4 ? (double)p->reclaimed
-				   : k == 5 ? (double)p->drop
-				   : k == 6 ? p->psi
-					    : p->refault_rate;
-			bool unknown = k == 1	? p->cgroups == UNKNOWN
-				       : k == 2 ? p->procs == UNKNOWN
-				       : k == 3 ? p->cold == UNKNOWN
-				       : k == 5 ? p->drop == UNKNOWN
-				       : k >= 6 ? x < 0
-						: false;
+			metric_sample(b, "policy_state", v[i].p->name, "state",
+				      report_state_name(k), k == (int)v[i].state);
+	for (size_t k = 0; k < ARRAY_SIZE(policy_metrics); k++) {
+		const struct policy_metric *m = &policy_metrics[k];
 
-			if (unknown)
-				continue; /* no sample rather than a made-up zero */
-			sample(b, per[k].name, p->p->name, "engine", cfg_engine_name(p->p->engine),
-			       x);
+		metric_header(b, m->name, m->type, m->help);
+		for (unsigned i = 0; i < cfg->nr_policies; i++) {
+			double x;
+
+			if (policy_metric_value(m, &v[i], &x))
+				metric_sample(b, m->name, v[i].p->name, "engine",
+					      cfg_engine_name(v[i].p->engine), x);
 		}
 	}
-	head(b, "errors_total", "counter",
-	     "Cycles in which the policy's work failed, by kind: damon_write (context, commit, "
-	     "start), damon_read (snapshot, scheme stats), madvise (process_madvise calls)");
+	metric_header(b, "errors_total", "counter",
+		      "Cycles in which the policy's work failed, by kind: damon_write (context, "
+		      "commit, start), damon_read (snapshot, scheme stats), madvise "
+		      "(process_madvise calls)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		for (int k = 0; k < FAIL_MAX; k++)
-			sample(b, "errors_total", v[i].p->name, "kind", fail_kind_name(k),
-			       v[i].failures ? (double)v[i].failures[k] : 0);
-	head(b, "skipped_bytes_total", "counter", "Cold bytes not reclaimed, by reason (vaddr)");
+			metric_sample(b, "errors_total", v[i].p->name, "kind", fail_kind_name(k),
+				      v[i].failures ? (double)v[i].failures[k] : 0);
+	metric_header(b, "skipped_bytes_total", "counter",
+		      "Cold bytes not reclaimed, by reason (vaddr)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		for (int k = 0; v[i].skipped && k < SKIP_MAX; k++)
-			sample(b, "skipped_bytes_total", v[i].p->name, "reason",
-			       skip_reason_name(k), (double)v[i].skipped[k]);
-	head(b, "madvise_errors_total", "counter", "process_madvise failures by errno (vaddr)");
+			metric_sample(b, "skipped_bytes_total", v[i].p->name, "reason",
+				      skip_reason_name(k), (double)v[i].skipped[k]);
+	metric_header(b, "madvise_errors_total", "counter",
+		      "process_madvise failures by errno (vaddr)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		for (int k = 0; v[i].errors && k < MADV_ERR_MAX; k++)
-			sample(b, "madvise_errors_total", v[i].p->name, "errno", madv_err_name(k),
-			       (double)v[i].errors[k]);
+			metric_sample(b, "madvise_errors_total", v[i].p->name, "errno",
+				      madv_err_name(k), (double)v[i].errors[k]);
 }
+
+/* A metric with one sample per paddr scheme (labels policy, cgroup): one row of the table. */
+struct scheme_metric {
+	const char *name, *type, *help;
+	size_t offset; /* of a uint64_t in struct paddr_cgroup_stats, always known */
+};
+
+#define SCHEME_FIGURE(field) offsetof(struct paddr_cgroup_stats, field)
+
+static const struct scheme_metric scheme_metrics[] = {
+	{ "paddr_applied_bytes_total", "counter", "Bytes the kernel reclaimed for the cgroup",
+	  SCHEME_FIGURE(sz_applied) },
+	{ "paddr_tried_bytes_total", "counter", "Physical bytes the cgroup's scheme walked",
+	  SCHEME_FIGURE(sz_tried) },
+	{ "paddr_quota_exceeds_total", "counter", "Quota intervals the scheme used up",
+	  SCHEME_FIGURE(qt_exceeds) },
+	{ "paddr_refaults_total", "counter", "Refaulted pages of the cgroup since its scheme",
+	  SCHEME_FIGURE(refaults_total) },
+	{ "paddr_memcg_drop_bytes_total", "counter", "Observed drop of the cgroup's memory",
+	  SCHEME_FIGURE(memcg_drop_bytes_total) },
+	{ "paddr_resident_bytes", "gauge", "The cgroup's anon + file now",
+	  SCHEME_FIGURE(resident) },
+};
 
 /* The paddr engine's schemes, one sample per cgroup. */
 static void metrics_paddr(const struct report_src *r, struct sbuf *b)
 {
-	static const struct {
-		const char *name, *type, *help;
-	} pc[] = {
-		{ "paddr_applied_bytes_total", "counter",
-		  "Bytes the kernel reclaimed for the cgroup" },
-		{ "paddr_tried_bytes_total", "counter",
-		  "Physical bytes the cgroup's scheme walked" },
-		{ "paddr_quota_exceeds_total", "counter", "Quota intervals the scheme used up" },
-		{ "paddr_refaults_total", "counter",
-		  "Refaulted pages of the cgroup since its scheme" },
-		{ "paddr_memcg_drop_bytes_total", "counter",
-		  "Observed drop of the cgroup's memory" },
-		{ "paddr_resident_bytes", "gauge", "The cgroup's anon + file now" },
-	};
-
-	for (size_t k = 0; k < ARRAY_SIZE(pc); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(scheme_metrics); k++) {
+		const struct scheme_metric *m = &scheme_metrics[k];
 		const struct paddr_cgroup_stats *c;
 		const char *path, *pol;
 
-		head(b, pc[k].name, pc[k].type, pc[k].help);
-		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++)
-			sample(b, pc[k].name, pol, "cgroup", path,
-			       (double)(k == 0	 ? c->sz_applied
-					: k == 1 ? c->sz_tried
-					: k == 2 ? c->qt_exceeds
-					: k == 3 ? c->refaults_total
-					: k == 4 ? c->memcg_drop_bytes_total
-						 : c->resident));
+		metric_header(b, m->name, m->type, m->help);
+		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
+			uint64_t x;
+
+			memcpy(&x, (const char *)c + m->offset, sizeof(x));
+			metric_sample(b, m->name, pol, "cgroup", path, (double)x);
+		}
 	}
-	head(b, "paddr_schemes", "gauge", "DAMOS schemes on pageoutd's paddr kdamond");
+	metric_header(b, "paddr_schemes", "gauge", "DAMOS schemes on pageoutd's paddr kdamond");
 	sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n", paddr_stats(r->paddr)->schemes);
 }
 
 /* The vaddr engine's kdamond. */
 static void metrics_vaddr(const struct report_src *r, struct sbuf *b)
 {
-	head(b, "vaddr_targets", "gauge", "Processes on pageoutd's vaddr kdamond");
+	metric_header(b, "vaddr_targets", "gauge", "Processes on pageoutd's vaddr kdamond");
 	sbuf_printf(b, "pageoutd_vaddr_targets %" PRIu64 "\n", vaddr_stats(r->vaddr)->targets);
-	head(b, "vaddr_snapshot_seconds_total", "counter", "Time spent taking snapshots");
+	metric_header(b, "vaddr_snapshot_seconds_total", "counter", "Time spent taking snapshots");
 	sbuf_printf(b, "pageoutd_vaddr_snapshot_seconds_total %.6f\n",
 		    (double)vaddr_stats(r->vaddr)->snapshot_us_total / 1e6);
-	head(b, "vaddr_aggregation_seconds", "gauge",
-	     "The aggregation interval the vaddr kdamond keeps, as measured from its "
-	     "regions' ages");
+	metric_header(b, "vaddr_aggregation_seconds", "gauge",
+		      "The aggregation interval the vaddr kdamond keeps, as measured from its "
+		      "regions' ages");
 	sbuf_printf(b, "pageoutd_vaddr_aggregation_seconds %.6f\n",
 		    (double)vaddr_stats(r->vaddr)->aggr_us / 1e6);
 }
 
+/*
+ * The figures of a cgroup entry at time now, in *ret; each returns false when the entry has
+ * none (its frozen state is not watched, or no thaw was measured): no sample rather than a
+ * made-up zero.
+ */
+static bool cgroup_reclaimed(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	(void)now;
+	*ret = (double)e->reclaimed_bytes_total;
+	return true;
+}
+
+static bool cgroup_frozen(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	(void)now;
+	*ret = e->frozen == 1;
+	return e->watched;
+}
+
+static bool cgroup_frozen_seconds(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	*ret = (double)cgstat_frozen_us(e, now) / 1e6;
+	return e->watched;
+}
+
+static bool cgroup_thaws(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	(void)now;
+	*ret = (double)e->thaws_total;
+	return e->watched;
+}
+
+static bool cgroup_thaw_faults_total(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	(void)now;
+	*ret = (double)e->thaw_faults_total;
+	return e->watched;
+}
+
+static bool cgroup_thaw_faults_last(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	(void)now;
+	*ret = (double)e->thaw_faults_last;
+	return e->watched && e->thaw_faults_last != CGSTAT_NO_FAULTS;
+}
+
+/* A metric with one sample per matched cgroup (labels policy, cgroup): one row of the table. */
+struct cgroup_metric {
+	const char *name, *type, *help;
+	bool (*value)(const struct cgstat_entry *e, uint64_t now, double *ret);
+};
+
+static const struct cgroup_metric cgroup_metrics[] = {
+	{ "cgroup_reclaimed_bytes_total", "counter",
+	  "Bytes reclaimed from the cgroup: advised and completed for its processes (vaddr), "
+	  "applied by its scheme (paddr)",
+	  cgroup_reclaimed },
+	{ "cgroup_frozen", "gauge", "1 while the cgroup is frozen (frozen_only policies)",
+	  cgroup_frozen },
+	{ "cgroup_frozen_seconds_total", "counter",
+	  "Time the cgroup was seen frozen (frozen_only policies)", cgroup_frozen_seconds },
+	{ "cgroup_thaws_total", "counter", "Thaws of the cgroup seen (frozen_only policies)",
+	  cgroup_thaws },
+	{ "cgroup_thaw_major_faults_total", "counter",
+	  "Major faults of the cgroup in the 2 s after each thaw (frozen_only policies)",
+	  cgroup_thaw_faults_total },
+	{ "cgroup_thaw_major_faults_last", "gauge",
+	  "Major faults of the cgroup in the 2 s after its last thaw (frozen_only policies)",
+	  cgroup_thaw_faults_last },
+};
+
 /* Per matched cgroup (labels policy and cgroup); frozen figures of watched cgroups only. */
 static void metrics_cgroups(const struct report_src *r, struct sbuf *b)
 {
-	static const struct {
-		const char *name, *type, *help;
-	} per[] = {
-		{ "cgroup_reclaimed_bytes_total", "counter",
-		  "Bytes reclaimed from the cgroup: advised and completed for its processes "
-		  "(vaddr), "
-		  "applied by its scheme (paddr)" },
-		{ "cgroup_frozen", "gauge", "1 while the cgroup is frozen (frozen_only policies)" },
-		{ "cgroup_frozen_seconds_total", "counter",
-		  "Time the cgroup was seen frozen (frozen_only policies)" },
-		{ "cgroup_thaws_total", "counter",
-		  "Thaws of the cgroup seen (frozen_only policies)" },
-		{ "cgroup_thaw_major_faults_total", "counter",
-		  "Major faults of the cgroup in the 2 s after each thaw (frozen_only policies)" },
-		{ "cgroup_thaw_major_faults_last", "gauge",
-		  "Major faults of the cgroup in the 2 s after its last thaw (frozen_only "
-		  "policies)" },
-	};
 	uint64_t now = now_usec();
 
-	for (size_t k = 0; k < ARRAY_SIZE(per); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(cgroup_metrics); k++) {
+		const struct cgroup_metric *m = &cgroup_metrics[k];
 		const struct cgstat_entry *e;
 
-		head(b, per[k].name, per[k].type, per[k].help);
+		metric_header(b, m->name, m->type, m->help);
 		for (size_t i = 0; (e = cgstat_at(r->cgstat, i)); i++) {
-			double x = k == 0   ? (double)e->reclaimed_bytes_total
-				   : k == 1 ? e->frozen == 1
-				   : k == 2 ? (double)cgstat_frozen_us(e, now) / 1e6
-				   : k == 3 ? (double)e->thaws_total
-				   : k == 4 ? (double)e->thaw_faults_total
-					    : (double)e->thaw_faults_last;
+			double x;
 
-			/* no sample rather than a made-up zero */
-			if ((k > 0 && !cg_state(e)) ||
-			    (k == 5 && e->thaw_faults_last == CGSTAT_NO_FAULTS))
-				continue;
-			sample(b, per[k].name, e->policy, "cgroup", e->path, x);
+			if (m->value(e, now, &x))
+				metric_sample(b, m->name, e->policy, "cgroup", e->path, x);
 		}
 	}
 }
@@ -603,7 +705,7 @@ static void metrics_cgroups(const struct report_src *r, struct sbuf *b)
 void report_metrics(const struct report_src *r, struct sbuf *b)
 {
 	const struct cfg *cfg = r->cfg;
-	struct pview *v = calloc(cfg->nr_policies ? cfg->nr_policies : 1, sizeof(*v));
+	struct policy_figures *v = calloc(cfg->nr_policies ? cfg->nr_policies : 1, sizeof(*v));
 	const char *why;
 	enum report_state st = report_daemon_state(r, &why);
 
@@ -612,21 +714,22 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 		return;
 	}
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
-		view(r, &cfg->policies[i], &v[i]);
-	head(b, "info", "gauge", "Version of the running pageoutd");
+		policy_figures_of(r, &cfg->policies[i], &v[i]);
+	metric_header(b, "info", "gauge", "Version of the running pageoutd");
 	sbuf_printf(b, "pageoutd_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
-	head(b, "state", "gauge",
-	     "1 for the daemon's state: active, idle (nothing matched), waiting (for DAMON), "
-	     "error");
+	metric_header(
+		b, "state", "gauge",
+		"1 for the daemon's state: active, idle (nothing matched), waiting (for DAMON), "
+		"error");
 	for (int k = 0; k < RS_MAX; k++)
 		if (k != RS_PAUSED)
 			sbuf_printf(b, "pageoutd_state{state=\"%s\"} %d\n", report_state_name(k),
 				    k == (int)st);
-	head(b, "cycles_total", "counter", "Decision cycles run");
+	metric_header(b, "cycles_total", "counter", "Decision cycles run");
 	sbuf_printf(b, "pageoutd_cycles_total %" PRIu64 "\n", r->cycles);
-	head(b, "cycle_seconds_total", "counter", "Time spent in decision cycles");
+	metric_header(b, "cycle_seconds_total", "counter", "Time spent in decision cycles");
 	sbuf_printf(b, "pageoutd_cycle_seconds_total %.6f\n", (double)r->cycle_us_total / 1e6);
-	head(b, "damon_owned", "gauge", "1 while pageoutd owns its DAMON kdamonds");
+	metric_header(b, "damon_owned", "gauge", "1 while pageoutd owns its DAMON kdamonds");
 	sbuf_printf(b, "pageoutd_damon_owned %d\n", r->damon_owned ? 1 : 0);
 	metrics_policies(r, v, b);
 	if (r->paddr)
@@ -649,47 +752,102 @@ static void fmt_count(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%" PRIu64, v);
 }
 
+/* A size in bytes, or "-" when unknown. */
+static void fmt_size_or_dash(char *buf, size_t len, uint64_t v)
+{
+	if (v == UNKNOWN)
+		snprintf(buf, len, "-");
+	else
+		fmt_size(buf, len, v);
+}
+
+/* A ratio as percent with the given decimals and suffix, or "-" when negative (unknown). */
+static void fmt_percent(char *buf, size_t len, double ratio, int decimals, const char *suffix)
+{
+	if (ratio >= 0)
+		snprintf(buf, len, "%.*f%%%s", decimals, ratio * 100, suffix);
+	else
+		snprintf(buf, len, "-");
+}
+
+#define CELL_MAX 24
+
+/* The status table's cells of a policy: each writes its text to buf (CELL_MAX bytes). */
+static void cell_cgroups(const struct policy_figures *v, char *buf)
+{
+	fmt_count(buf, CELL_MAX, v->cgroups);
+}
+
+static void cell_procs(const struct policy_figures *v, char *buf)
+{
+	fmt_count(buf, CELL_MAX, v->procs);
+}
+
+static void cell_cold(const struct policy_figures *v, char *buf)
+{
+	fmt_size_or_dash(buf, CELL_MAX, v->cold);
+}
+
+static void cell_reclaimed(const struct policy_figures *v, char *buf)
+{
+	fmt_size(buf, CELL_MAX, v->reclaimed);
+}
+
+static void cell_drop(const struct policy_figures *v, char *buf)
+{
+	fmt_size_or_dash(buf, CELL_MAX, v->drop);
+}
+
+/* paddr counts refaulted pages, vaddr measures a rate: people read percent per minute */
+static void cell_refaults(const struct policy_figures *v, char *buf)
+{
+	if (v->refaults != UNKNOWN)
+		snprintf(buf, CELL_MAX, "%" PRIu64, v->refaults);
+	else
+		fmt_percent(buf, CELL_MAX, v->refault_rate, 3, "/m");
+}
+
+static void cell_psi(const struct policy_figures *v, char *buf)
+{
+	fmt_percent(buf, CELL_MAX, v->psi, 2, "");
+}
+
+/* One column of the status table, right-aligned, between ENGINE and STATE. */
+struct status_column {
+	const char *header;
+	int width;
+	void (*cell)(const struct policy_figures *v, char *buf);
+};
+
+static const struct status_column status_columns[] = {
+	{ "CGROUPS", 7, cell_cgroups },	 { "PROCS", 6, cell_procs },
+	{ "COLD", 10, cell_cold },	 { "RECLAIMED", 10, cell_reclaimed },
+	{ "MEMCG-DROP", 10, cell_drop }, { "REFAULTS", 9, cell_refaults },
+	{ "PSI", 7, cell_psi },
+};
+
 void report_status(const struct report_src *r, struct sbuf *b)
 {
-	char d[16];
-
 	sbuf_printf(b, "pageoutd %s: %s; %" PRIu64 " cycles, up %" PRIu64 " s%s\n", PACKAGE_VERSION,
 		    r->status ? r->status : "starting", r->cycles,
 		    (now_usec() - r->started_us) / USEC_PER_SEC,
 		    r->cfg->daemon.dry_run ? ", dry run" : "");
-	sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s\n", "POLICY", "ENGINE",
-		    "CGROUPS", "PROCS", "COLD", "RECLAIMED", "MEMCG-DROP", "REFAULTS", "PSI",
-		    "STATE");
+	sbuf_printf(b, "%-16s %-6s", "POLICY", "ENGINE");
+	for (size_t k = 0; k < ARRAY_SIZE(status_columns); k++)
+		sbuf_printf(b, " %*s", status_columns[k].width, status_columns[k].header);
+	sbuf_puts(b, "  STATE\n");
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
-		struct pview v;
-		char ref[24], psi[16], procs[24], cgs[24], cold[16], drop[16];
+		struct policy_figures v;
+		char cell[CELL_MAX];
 
-		view(r, &r->cfg->policies[i], &v);
-		/* people read percent; an unknown figure is "-" whichever the engine */
-		if (v.refaults != UNKNOWN)
-			snprintf(ref, sizeof(ref), "%" PRIu64, v.refaults);
-		else if (v.refault_rate >= 0)
-			snprintf(ref, sizeof(ref), "%.3f%%/m", v.refault_rate * 100);
-		else
-			snprintf(ref, sizeof(ref), "-");
-		fmt_count(procs, sizeof(procs), v.procs);
-		fmt_count(cgs, sizeof(cgs), v.cgroups);
-		if (v.psi >= 0)
-			snprintf(psi, sizeof(psi), "%.2f%%", v.psi * 100);
-		else
-			snprintf(psi, sizeof(psi), "-");
-		if (v.cold != UNKNOWN)
-			fmt_size(cold, sizeof(cold), v.cold);
-		else
-			snprintf(cold, sizeof(cold), "-");
-		if (v.drop != UNKNOWN)
-			fmt_size(drop, sizeof(drop), v.drop);
-		else
-			snprintf(drop, sizeof(drop), "-");
-		sbuf_printf(b, "%-16s %-6s %7s %6s %10s %10s %10s %9s %7s  %s%s%s%s\n", v.p->name,
-			    cfg_engine_name(v.p->engine), cgs, procs, cold,
-			    fmt_size(d, sizeof(d), v.reclaimed), drop, ref, psi,
-			    report_state_name(v.state), v.reason[0] ? ": " : "", v.reason,
+		policy_figures_of(r, &r->cfg->policies[i], &v);
+		sbuf_printf(b, "%-16s %-6s", v.p->name, cfg_engine_name(v.p->engine));
+		for (size_t k = 0; k < ARRAY_SIZE(status_columns); k++) {
+			status_columns[k].cell(&v, cell);
+			sbuf_printf(b, " %*s", status_columns[k].width, cell);
+		}
+		sbuf_printf(b, "  %s%s%s%s\n", report_state_name(v.state), v.reason[0] ? ": " : "",
+			    v.reason,
 			    v.freezer_missing  ? " (frozen_only: no freezer)"
 			    : v.p->frozen_only ? " (frozen_only)"
 					       : "");
@@ -704,7 +862,7 @@ void report_cgroups(const struct report_src *r, struct sbuf *b)
 	sbuf_printf(b, "%-16s %-7s %10s %10s %6s %11s %11s  %s\n", "POLICY", "STATE", "RECLAIMED",
 		    "FROZEN", "THAWS", "THAW-FAULTS", "FAULTS-SUM", "CGROUP");
 	for (size_t i = 0; r->cgstat && (e = cgstat_at(r->cgstat, i)); i++) {
-		const char *st = cg_state(e);
+		const char *st = cgroup_state_name(e);
 		char rec[16], fr[24] = "-", th[24] = "-", last[24] = "-", sum[24] = "-";
 
 		if (st) {
@@ -726,10 +884,10 @@ void report_detail(const struct report_src *r, struct sbuf *b)
 
 	report_status(r, b);
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
-		struct pview v;
+		struct policy_figures v;
 		bool any = false;
 
-		view(r, &r->cfg->policies[i], &v);
+		policy_figures_of(r, &r->cfg->policies[i], &v);
 		sbuf_printf(b, "\npolicy %s (%s, cgroup %s):\n", v.p->name,
 			    cfg_engine_name(v.p->engine), v.p->cgroup);
 		for (int k = 0; v.skipped && k < SKIP_MAX; k++)

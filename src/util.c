@@ -104,7 +104,9 @@ static int parse_scaled(const char *s, const struct unit *units, size_t n, uint6
 	r = parse_digits(s, int_end, &whole);
 	if (r < 0)
 		return r;
-	parse_digits(frac, frac_end, &f);
+	r = parse_digits(frac, frac_end, &f);
+	if (r < 0)
+		return r;
 	for (const char *c = frac; c < frac_end; c++)
 		den *= 10;
 	/* f / den of a unit is f * mult / den; reduced, part <= mult cannot overflow */

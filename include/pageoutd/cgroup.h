@@ -42,7 +42,10 @@ struct cgrp_psi {
 	uint64_t some_total_us, full_total_us;
 };
 
-/* cgrp_init: initialise libcgroup and find the memory hierarchy. -ENODEV: none mounted. */
+/*
+ * cgrp_init: initialise libcgroup and find the memory hierarchy (and, on v1, the freezer's)
+ * into *ret. Returns 0, -ENODEV when none is mounted, or -errno.
+ */
 int cgrp_init(struct cgrp_root *ret);
 
 /*
@@ -52,8 +55,12 @@ int cgrp_init(struct cgrp_root *ret);
  */
 int cgrp_expand(const struct cgrp_root *root, const char *pattern, bool is_glob,
 		struct cgrp_list *list);
-/* cgrp_descendants: path and every cgroup below it. Returns the number appended or -errno. */
+/*
+ * cgrp_descendants: append path and every cgroup below it to list. Returns the number
+ * appended (0 when path is gone) or -errno.
+ */
 int cgrp_descendants(const struct cgrp_root *root, const char *path, struct cgrp_list *list);
+/* cgrp_list_fini: free the paths the list owns and empty it; an empty list is fine. */
 void cgrp_list_fini(struct cgrp_list *list);
 
 /*
@@ -62,11 +69,22 @@ void cgrp_list_fini(struct cgrp_list *list);
  */
 int cgrp_pids(const struct cgrp_root *root, const char *path, bool recursive, pid_t **ret_pids);
 
+/*
+ * cgrp_memstat: path's memory.stat into *ret (v1: rss and cache as anon and file); a key the
+ * kernel does not have stays CGRP_UNKNOWN. Returns 0, -ENOENT if path is gone, or -errno.
+ */
 int cgrp_memstat(const struct cgrp_root *root, const char *path, struct cgrp_memstat *ret);
+/*
+ * cgrp_pressure: path's memory.pressure into *ret; ret->known stays false on v1 and where PSI
+ * is disabled. Returns 0, -ENOENT if path is gone, -EINVAL for text it cannot parse, or -errno.
+ */
 int cgrp_pressure(const struct cgrp_root *root, const char *path, struct cgrp_psi *ret);
 /* cgrp_psi_parse: parse memory.pressure text (buf, len). Returns 0 or -EINVAL. */
 int cgrp_psi_parse(const char *buf, size_t len, struct cgrp_psi *ret);
-/* cgrp_current: memory.current (v2) or memory.usage_in_bytes (v1), bytes. */
+/*
+ * cgrp_current: memory.current (v2) or memory.usage_in_bytes (v1) of path in bytes. Returns 0,
+ * -ENOENT if path is gone, or -errno.
+ */
 int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret);
 /*
  * cgrp_frozen: whether path (or an ancestor) is frozen: 1 frozen, 0 not, -EOPNOTSUPP when no

@@ -58,16 +58,20 @@ struct cgstat;
  * (the proc root, kept open by the caller). NULL on out of memory.
  */
 struct cgstat *cgstat_new(const struct cgrp_root *cg, int procfd);
+/* cgstat_free: free t and every entry (NULL is fine). Returns NULL. cg stays the caller's. */
 struct cgstat *cgstat_free(struct cgstat *t);
 
 /* cgstat_mark: every entry of engine e counts as gone until cgstat_get finds it again. */
 void cgstat_mark(struct cgstat *t, enum cfg_engine e);
 /* cgstat_sweep: free the entries of e that were not got since cgstat_mark. Returns how many. */
 unsigned cgstat_sweep(struct cgstat *t, enum cfg_engine e);
-/* cgstat_get: the entry of (policy, path), created if new, and marked seen. NULL: no memory. */
+/*
+ * cgstat_get: the entry of (policy, path), created if new (path copied), and marked seen. The
+ * table owns it: valid until the cgstat_sweep that drops it. NULL: no memory.
+ */
 struct cgstat_entry *cgstat_get(struct cgstat *t, enum cfg_engine e, const char *policy,
 				const char *path);
-/* cgstat_find: the entry of (policy, path), or NULL. */
+/* cgstat_find: the entry of (policy, path), owned by the table, or NULL. */
 struct cgstat_entry *cgstat_find(const struct cgstat *t, const char *policy, const char *path);
 /*
  * cgstat_frozen: the frozen state read now (cgrp_frozen: 1, 0, -errno). A freeze starts the
@@ -87,8 +91,12 @@ uint64_t cgstat_next_due(const struct cgstat *t);
 /* cgstat_run_due: close every window due by now: last and total thaw faults. Returns how many. */
 unsigned cgstat_run_due(struct cgstat *t, uint64_t now);
 
-/* cgstat_at: the i-th entry (NULL past the end), in the order the cgroups were first seen. */
+/*
+ * cgstat_at: the i-th entry (NULL past the end), in the order the cgroups were first seen;
+ * owned by the table, valid until the next cgstat_sweep or cgstat_get.
+ */
 const struct cgstat_entry *cgstat_at(const struct cgstat *t, size_t i);
+/* cgstat_count: the number of entries. */
 size_t cgstat_count(const struct cgstat *t);
 
 /*

@@ -94,8 +94,11 @@ struct cfg_errors {
 int cfg_load(const char *file, const char *dir, bool dir_required, struct cfg **ret,
 	     struct cfg_errors *errs);
 
-int cfg_defaults(struct cfg *cfg);
+/* cfg_defaults: set the [daemon] and [damon] sections to their defaults. */
+void cfg_defaults(struct cfg *cfg);
+/* cfg_free: free cfg and its policies (NULL is fine). Returns NULL. */
 struct cfg *cfg_free(struct cfg *cfg);
+/* cfg_errors_fini: free every message and empty errs. */
 void cfg_errors_fini(struct cfg_errors *errs);
 
 /* cfg_print: the effective daemon settings and one line per policy (for --check-config). */
@@ -105,11 +108,16 @@ void cfg_print(const struct cfg *cfg, FILE *f);
  * to the policy's engine, in the value grammar of pageoutd.conf(5).
  */
 const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t len);
+/* cfg_find_policy: the policy called name, borrowed from cfg, or NULL. */
 const struct cfg_policy *cfg_find_policy(const struct cfg *cfg, const char *name);
 
-/* Every key of a section, NULL-terminated, for documentation tests. */
+/*
+ * cfg_section_keys: every key of a section ("daemon", "damon", "policy"), NULL-terminated, for
+ * documentation tests; a static array. NULL for an unknown section.
+ */
 const char *const *cfg_section_keys(const char *section);
 
+/* The names of the config grammar, static strings. */
 const char *cfg_engine_name(enum cfg_engine e);
 const char *cfg_refsem_name(enum cfg_refsem r);
 

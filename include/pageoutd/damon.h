@@ -116,23 +116,24 @@ struct damon_region {
 	uint64_t start, end;
 	uint32_t nr_accesses;
 	uint32_t age;
-	/* a region's sz_filter_passed (6.14+) is not read: no engine uses it, and on a vaddr
-	 * snapshot of N targets it was one sysfs read in five (bench/README.md, daemon cost) */
+	/* a region's sz_filter_passed (6.14+) is not read: no engine uses it, and each figure
+	 * read costs one sysfs read per region */
 };
 
 /* Regions tried by one scheme (= one target, with pageoutd's one-scheme-per-target layout). */
 struct damon_scheme_regions {
 	unsigned nr;
-	struct damon_region *regions;
+	struct damon_region *regions; /* nr entries, owned by the snapshot */
 	uint64_t total_bytes;
 };
 
+/* Owns its arrays: release with damon_snapshot_fini(). */
 struct damon_snapshot {
 	unsigned nr_schemes;
-	struct damon_scheme_regions *schemes;
-	uint64_t taken_us;	/* CLOCK_MONOTONIC when the kernel finished */
-	uint64_t cost_us;	/* wall time of update + read */
-	unsigned long syscalls; /* file operations spent reading it */
+	struct damon_scheme_regions *schemes; /* nr_schemes entries, scheme index order */
+	uint64_t taken_us;		      /* CLOCK_MONOTONIC when the kernel finished */
+	uint64_t cost_us;		      /* wall time of update + read */
+	unsigned long syscalls;		      /* file operations spent reading it */
 };
 
 struct damon_stats {
@@ -183,10 +184,12 @@ extern const struct damon_io damon_sysfs_io;
 
 /*
  * damon_open: open root (the admin directory) and remember state_dir for the ownership record.
- * io may be NULL (sysfs). Returns 0, -ENODEV when the root has no kdamonds/nr_kdamonds (kernel
- * without CONFIG_DAMON_SYSFS), or -errno. The reason is in d->err.
+ * io may be NULL (sysfs); it is copied, its ctx borrowed until damon_close. Returns 0, -ENODEV
+ * when root is missing or has no kdamonds/nr_kdamonds (kernel without CONFIG_DAMON_SYSFS), or
+ * -errno; the reason is in d->err, not logged. d needs damon_close whatever the result.
  */
 int damon_open(struct damon *d, const char *root, const char *state_dir, const struct damon_io *io);
+/* damon_close: close the root; kdamonds stay as they are (damon_release turns them off). */
 void damon_close(struct damon *d);
 
 /*
@@ -198,10 +201,18 @@ void damon_close(struct damon *d);
  * kdamond exists. Detects features. Returns 0 or -errno.
  */
 int damon_acquire(struct damon *d);
-/* damon_release: turn off every owned kdamond, write nr_kdamonds 0 and remove the state file. */
+/*
+ * damon_release: turn off every owned kdamond, write nr_kdamonds 0 and remove the state file.
+ * Returns 0 (also when nothing is owned) or the first -errno, logged; on failure the state
+ * file stays so that the next start recovers the kdamonds. Ownership ends either way.
+ */
 int damon_release(struct damon *d);
 
-/* damon_list: every kdamond in the tree (for errors and status). Returns the count or -errno. */
+/*
+ * damon_list: the first max kdamonds in the tree into ret (for errors and status); a figure
+ * that cannot be read is left unknown (pid -1, ops "none"). Returns the count or -errno when
+ * nr_kdamonds cannot be read.
+ */
 int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max);
 
 /*
@@ -212,29 +223,54 @@ int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max);
  */
 int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *c);
 /*
- * damon_start: state=on. -EBUSY when DAMON is held exclusively: d->err names the kernel
- * module that holds it (damon_stat, damon_reclaim, damon_lru_sort) and how to release it.
+ * damon_start: state=on of owned kdamond slot, and record its pid in the state file. Returns
+ * 0, -EPERM when slot is not owned, -EBUSY when DAMON is held exclusively (d->err names the
+ * kernel module that holds it: damon_stat, damon_reclaim, damon_lru_sort, and how to release
+ * it), or -errno with d->err set. A state file that cannot be written is logged, not returned.
  */
 int damon_start(struct damon *d, unsigned slot);
-/* damon_commit: apply the written context online (state=commit). -EINVAL when not running. */
+/*
+ * damon_commit: apply the written context online (state=commit). Returns 0, -EPERM when slot
+ * is not owned, -EINVAL when it is not running, or -errno; d->err says why.
+ */
 int damon_commit(struct damon *d, unsigned slot);
+/*
+ * damon_stop: state=off of owned kdamond slot; one already off is not an error. Returns 0,
+ * -EPERM when slot is not owned, or -errno, logged and in d->err.
+ */
 int damon_stop(struct damon *d, unsigned slot);
 /* damon_running: 1 running, 0 off (someone turned it off, or every target exited), -errno. */
 int damon_running(struct damon *d, unsigned slot);
 
 /*
  * damon_snapshot: update_schemes_tried_regions (blocks one apply interval), then read every
- * scheme's tried_regions. Region i of scheme k belongs to target k when the context was written
- * with one scheme per target and a target filter. Returns 0 or -errno (not running: -EINVAL,
- * or -ECANCELED on 7.x; -ECANCELED also when watermarks deactivated it). Free with damon_snapshot_fini().
+ * scheme's tried_regions into *ret. Region i of scheme k belongs to target k when the context
+ * was written with one scheme per target and a target filter. A region removed while it is
+ * read ends its scheme's list. Returns 0 or -errno (-EPERM: slot not owned; not running:
+ * -EINVAL, or -ECANCELED on 7.x; -ECANCELED also when watermarks deactivated it; -ENOMEM). On
+ * success the caller owns *ret and frees it with damon_snapshot_fini(); on failure *ret holds
+ * nothing to free.
  */
 int damon_snapshot(struct damon *d, unsigned slot, struct damon_snapshot *ret);
+/* damon_snapshot_fini: free what s owns and zero it; a zeroed snapshot is fine. */
 void damon_snapshot_fini(struct damon_snapshot *s);
-/* damon_stats: update_schemes_stats (+ effective quotas) and read scheme `scheme`'s stats. */
+/*
+ * damon_update_stats: update_schemes_stats, and the effective quotas where the kernel has
+ * them, so that damon_read_stats reads fresh figures. Returns 0, -EPERM (not owned) or -errno.
+ */
 int damon_update_stats(struct damon *d, unsigned slot);
+/*
+ * damon_read_stats: the stats of scheme `scheme` of kdamond slot into *ret, as of the last
+ * damon_update_stats. The figures every kernel has must read (else -errno); those of newer
+ * kernels are UINT64_MAX when the kernel lacks them or they cannot be read.
+ */
 int damon_read_stats(struct damon *d, unsigned slot, unsigned scheme, struct damon_stats *ret);
 
-/* damon_parse_region: parse the four/five files' contents of one region. Fuzzable. */
+/*
+ * damon_parse_u64: the number in one sysfs file's text (buf, len; trailing newline and spaces
+ * ignored); "-1" (a stopped kdamond's pid) reads UINT64_MAX. Returns 0 or -EINVAL, -ERANGE.
+ * Fuzzed.
+ */
 int damon_parse_u64(const char *buf, size_t len, uint64_t *ret);
 
 /* damon_pattern_all: a pattern that matches every region. */

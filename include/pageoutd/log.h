@@ -19,14 +19,17 @@ enum log_target {
 
 /* log_setup: pick the backend and the maximum priority logged (LOG_ERR..LOG_DEBUG). */
 void log_setup(enum log_target target, int max_prio);
+/* log_set_level, log_get_level: the maximum priority logged, whatever the backend. */
 void log_set_level(int max_prio);
 /* log_set_capture: also hand every logged message to fn (tests); NULL to stop. */
 void log_set_capture(void (*fn)(int prio, const char *msg));
 int log_get_level(void);
 /* log_level_parse: "err", "warning", "notice", "info", "debug" -> LOG_*; -EINVAL otherwise. */
 int log_level_parse(const char *s);
+/* log_level_name: the name log_level_parse reads for prio, a static string; "?" out of range. */
 const char *log_level_name(int prio);
 
+/* log_msg: log one line at prio; dropped when prio is above the level. */
 void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* log_errno: log "<msg>: <strerror(-err)>" and return err (a negative errno). */
 int log_errno(int prio, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -58,7 +58,9 @@ int madv_apply(int pidfd, struct madv_range *r, size_t n, int advice, unsigned b
 /* madv_probe: can this process be advised at all? 0, -EPERM, -EACCES, -ESRCH, ... */
 int madv_probe(int pidfd, int advice);
 
+/* madv_err_name: the lowercase errno name of e ("einval"), a static string. */
 const char *madv_err_name(enum madv_err e);
+/* madv_err_of: the counter of errno err (positive), MADV_ERR_OTHER when it has none. */
 enum madv_err madv_err_of(int err);
 
 /* pidfd_open(2); -errno on failure. */

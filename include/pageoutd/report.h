@@ -37,8 +37,12 @@ struct report_src {
  * waiting (DAMON cannot be taken yet), error (the engine's DAMON writes or reads fail).
  */
 enum report_state { RS_ACTIVE, RS_PAUSED, RS_IDLE, RS_WAITING, RS_ERROR, RS_MAX };
+/* report_state_name: "active" ... "error", a static string; "unknown" out of range. */
 const char *report_state_name(enum report_state s);
-/* report_daemon_state: the daemon's state and, unless running, why (*ret_reason, or NULL). */
+/*
+ * report_daemon_state: the daemon's state and, unless active, why in *ret_reason (NULL when
+ * active): a string borrowed from r or its engines, valid until their next cycle.
+ */
 enum report_state report_daemon_state(const struct report_src *r, const char **ret_reason);
 
 /* The requests the stats socket knows (pageoutd(8), REQUESTS). */
@@ -68,8 +72,15 @@ struct request {
 /* request_parse: split one request line (no newline) into its verb and argument. Fuzzed. */
 void request_parse(const char *line, struct request *ret);
 
+/*
+ * The answers append to out; on allocation failure out->oom is set and the text is cut
+ * short. They only read r and what it points to, which the caller keeps valid for the call.
+ */
+/* report_stats_json: the `stats` object, one line: daemon, engines, policies, cgroups. */
 void report_stats_json(const struct report_src *r, struct sbuf *out);
+/* report_metrics: the Prometheus text exposition; an unknown figure has no sample. */
 void report_metrics(const struct report_src *r, struct sbuf *out);
+/* report_status: the daemon's line and a table of one row per policy, "-" where unknown. */
 void report_status(const struct report_src *r, struct sbuf *out);
 /* report_detail: per policy every counter, skipped bytes by reason, paddr schemes. */
 void report_detail(const struct report_src *r, struct sbuf *out);
@@ -79,6 +90,7 @@ void report_detail(const struct report_src *r, struct sbuf *out);
  * and the major faults in the CGSTAT_THAW_WINDOW_US after them (the last thaw's, all thaws').
  */
 void report_cgroups(const struct report_src *r, struct sbuf *out);
+/* report_policies: one line per policy with every setting that applies, or "no policies". */
 void report_policies(const struct report_src *r, struct sbuf *out);
 /* report_reclaimed_bytes: what every policy reclaimed so far (the STATUS= line). */
 uint64_t report_reclaimed_bytes(const struct report_src *r);

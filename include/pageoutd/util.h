@@ -72,6 +72,7 @@ const char *fmt_rate(char *buf, size_t len, uint32_t ppm);
 int str_copy(char *dst, size_t size, const char *src);
 /* str_strip: trim leading and trailing white space in place, returns the new start. */
 char *str_strip(char *s);
+/* str_has_suffix: whether s ends with suffix. */
 bool str_has_suffix(const char *s, const char *suffix);
 
 /*
@@ -95,6 +96,7 @@ int write_file_at(int dirfd, const char *path, const char *s);
  * write stays inside sysfs_root. Kernels before 5.6 get write_file_at().
  */
 int write_file_beneath(int dirfd, const char *path, const char *s);
+/* write_u64_at: write_file_at of v in decimal. */
 int write_u64_at(int dirfd, const char *path, uint64_t v);
 
 /*
@@ -104,8 +106,9 @@ int write_u64_at(int dirfd, const char *path, uint64_t v);
 bool path_is_beneath(const char *path);
 
 /*
- * sbuf: a growing text buffer. Allocation failure is sticky (oom) and leaves the text as far as
- * it got; sbuf_take hands the string over (NULL after oom).
+ * sbuf: a growing text buffer, zero-initialised to empty. s is NUL-terminated (NULL while
+ * nothing was appended) and owned by the buffer until sbuf_fini. Allocation failure is sticky
+ * (oom): later appends do nothing and the text stays as far as it got.
  */
 struct sbuf {
 	char *s;
@@ -114,8 +117,9 @@ struct sbuf {
 };
 __attribute__((format(printf, 2, 3))) void sbuf_printf(struct sbuf *b, const char *fmt, ...);
 void sbuf_puts(struct sbuf *b, const char *s);
-/* sbuf_json_str: s as a JSON string, quoted and escaped */
+/* sbuf_json_str: append s as a JSON string, quoted and escaped. */
 void sbuf_json_str(struct sbuf *b, const char *s);
+/* sbuf_fini: free the text and make b empty again, oom cleared. */
 void sbuf_fini(struct sbuf *b);
 
 /* hash_bytes: 64-bit FNV-1a of len bytes (to tell whether a text changed). */
