@@ -15,9 +15,10 @@
 #include <sys/types.h>
 
 #include "pageoutd/loop.h"
+#include "pageoutd/proto.h"
 #include "pageoutd/util.h"
 
-#define SERVER_REQUEST_MAX 4096
+#define SERVER_REQUEST_MAX PROTO_REQUEST_MAX
 #define SERVER_CLIENTS_MAX 32
 #define SERVER_DEADLINE_US (2 * USEC_PER_SEC)
 
