@@ -533,29 +533,6 @@ static void on_request(void *data, const char *line, const struct ucred *peer, s
 	}
 }
 
-/* The socket handed over by systemd, or by Android's init (ANDROID_SOCKET_pageoutd). */
-static int inherited_socket(void)
-{
-	const char *a = getenv("ANDROID_SOCKET_pageoutd");
-	uint64_t fd;
-
-#ifdef HAVE_SYSTEMD
-	int n = sd_listen_fds(1);
-
-	if (n > 1)
-		log_warn("socket activation passed %d sockets; serving the first", n);
-	if (n >= 1 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) > 0)
-		return SD_LISTEN_FDS_START;
-	if (n >= 1)
-		log_err("socket activation: descriptor %d is not a listening Unix stream socket; "
-			"ignoring it",
-			SD_LISTEN_FDS_START);
-#endif
-	if (a && parse_u64(a, &fd) == 0 && fd <= 65535)
-		return (int)fd;
-	return -1;
-}
-
 /*
  * A watched cgroup.events changed. When a frozen_only cgroup froze (or, on paddr, froze or
  * thawed) FROZEN_CYCLES cycles run, the first FROZEN_CYCLE_DELAY_US from now and the next
@@ -705,22 +682,10 @@ static int on_signal(struct loop *l, int signo, void *data)
 static void start_server(struct daemon *d)
 {
 	const char *path = d->cfg->daemon.socket;
-	int fd = inherited_socket(), r;
+	int fd = server_inherited_fd(), r;
 
 	if (fd < 0 && !path[0])
 		return; /* socket = (empty): no stats socket */
-	if (fd < 0) {
-		char dir[PATH_MAX];
-		char *slash;
-
-		str_copy(dir, sizeof(dir), path);
-		slash = strrchr(dir, '/');
-		if (slash && slash != dir) {
-			*slash = '\0';
-			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-				log_errno(LOG_WARNING, -errno, "stats socket directory %s", dir);
-		}
-	}
 	r = server_new(&d->server, d->loop, fd, path, d->cfg->daemon.socket_group, on_request, d);
 	if (r < 0)
 		log_err("the stats socket is not served (%s); pageoutd goes on without it",
