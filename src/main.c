@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pageoutd: arguments, wiring and the event loop. The daemon's state and cycle are in daemon.c;
- * everything else lives in libpageoutd.
+ * pageoutd: arguments, wiring and the event loop. The daemon's state and cycle are in daemon.c,
+ * its answers on the stats socket in control.c; everything else lives in libpageoutd.
  */
 #include <config.h>
 
@@ -18,10 +18,10 @@
 
 #include "pageoutd/cgroup.h"
 #include "pageoutd/config.h"
+#include "pageoutd/control.h"
 #include "pageoutd/daemon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/loop.h"
-#include "pageoutd/report.h"
 #include "pageoutd/server.h"
 #include "pageoutd/util.h"
 
@@ -140,105 +140,7 @@ static void lock_memory(void)
 			 strerror(errno));
 }
 
-/* One request of the stats socket. Control requests are for uid 0 only. */
-static void on_request(void *data, const char *line, const struct ucred *peer, struct sbuf *out)
-{
-	struct daemon *d = data;
-	struct report_src r;
-	struct request q;
-	int e;
-
-	request_parse(line, &q);
-	daemon_report(d, &r);
-	if (q.control && peer->uid != 0) {
-		log_rl(LOG_NOTICE, "stats socket: refused '%.*s' from uid %d (control is for root)",
-		       (int)q.verb_len, q.verb, (int)peer->uid);
-		sbuf_printf(out, "error: permission denied: '%.*s' is for root only\n",
-			    (int)q.verb_len, q.verb);
-		return;
-	}
-	switch (q.kind) {
-	case REQ_STATS:
-		report_stats_json(&r, out);
-		break;
-	case REQ_METRICS:
-		report_metrics(&r, out);
-		break;
-	case REQ_STATUS:
-		report_status(&r, out);
-		break;
-	case REQ_CGROUPS:
-		report_cgroups(&r, out);
-		break;
-	case REQ_DETAIL:
-		report_detail(&r, out);
-		break;
-	case REQ_POLICIES:
-		report_policies(&r, out);
-		break;
-	case REQ_VERSION:
-		sbuf_printf(out, "pageoutd %s\n", PACKAGE_VERSION);
-		break;
-	case REQ_HELP:
-		sbuf_puts(out,
-			  "requests: stats metrics status cgroups detail policies version help; "
-			  "as root: reload, pause POLICY, resume POLICY\n");
-		break;
-	case REQ_RELOAD: {
-		struct cfg_errors errs = { 0 };
-		char restart[DAEMON_RESTART_KEYS_LEN];
-
-		e = daemon_reload(d, &errs, restart);
-		for (unsigned i = 0; i < errs.nr; i++)
-			sbuf_printf(out, "error: %s\n", errs.msgs[i]);
-		cfg_errors_fini(&errs);
-		if (e == -ENOMEM)
-			sbuf_puts(out, "error: reload failed: out of memory\n");
-		else if (e < 0)
-			sbuf_printf(out,
-				    "error: reload failed, the configuration in force stays (%u "
-				    "policies)\n",
-				    d->cfg->nr_policies);
-		else
-			sbuf_printf(out, "ok: reloaded, %d policies\n", e);
-		if (e >= 0 && restart[0])
-			sbuf_printf(out,
-				    "restart needed: %s changed; the old value stays in force "
-				    "until pageoutd restarts\n",
-				    restart);
-		break;
-	}
-	case REQ_PAUSE:
-	case REQ_RESUME: {
-		bool pause = q.kind == REQ_PAUSE;
-
-		if (!*q.arg) {
-			sbuf_printf(out, "error: usage: %.*s POLICY\n", (int)q.verb_len, q.verb);
-			break;
-		}
-		e = daemon_pause(d, q.arg, pause);
-		if (e == -ENOENT)
-			sbuf_printf(out, "error: no policy '%s'\n", q.arg);
-		else if (e < 0)
-			sbuf_printf(out,
-				    "error: policy '%s' is not running yet; try again after a "
-				    "cycle\n",
-				    q.arg);
-		else {
-			log_notice("policy %s %s by uid 0 (pid %d)", q.arg,
-				   pause ? "paused" : "resumed", (int)peer->pid);
-			sbuf_printf(out, "ok: %s %s\n", q.arg, pause ? "paused" : "resumed");
-		}
-		break;
-	}
-	case REQ_UNKNOWN:
-		sbuf_printf(out, "error: unknown request '%.*s'; try help\n",
-			    (int)(q.verb_len > 64 ? 64 : q.verb_len), q.verb);
-		break;
-	}
-}
-
-/* The stats socket. Returns it, or NULL: none configured, or it failed. */
+/* The stats socket, answered by control. Returns it, or NULL: none configured, or it failed. */
 static struct server *start_server(struct daemon *d, struct loop *l)
 {
 	const char *path = d->cfg->daemon.socket;
@@ -247,7 +149,7 @@ static struct server *start_server(struct daemon *d, struct loop *l)
 
 	if (fd < 0 && !path[0])
 		return NULL; /* socket = (empty): no stats socket */
-	r = server_new(&s, l, fd, path, d->cfg->daemon.socket_group, on_request, d);
+	r = server_new(&s, l, fd, path, d->cfg->daemon.socket_group, control_answer, d);
 	if (r < 0) {
 		log_err("the stats socket is not served (%s); pageoutd goes on without it",
 			strerror(-r));
@@ -257,7 +159,7 @@ static struct server *start_server(struct daemon *d, struct loop *l)
 	return s;
 }
 
-/* Run the daemon until a signal ends it. Returns the exit status. */
+/* Run the daemon until a signal ends it, then finish it. Returns the exit status. */
 static int run(struct daemon *d)
 {
 	struct server *server;
@@ -267,6 +169,7 @@ static int run(struct daemon *d)
 	r = loop_new(&l, on_signal, d);
 	if (r < 0) {
 		log_errno(LOG_ERR, r, "event loop");
+		daemon_fini(d);
 		return 1;
 	}
 	r = daemon_start(d, l);

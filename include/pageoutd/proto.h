@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * proto: the words of the stats socket's protocol, shared by pageoutd and pageoutctl (ctl.c)
- * so that both sides name a request the same way. A client sends one request line,
- * `WORD [ARGUMENT]`, ended by a newline or by the end of its writes, of at most
+ * proto: the words of the stats socket's protocol, shared by pageoutd (control.c) and
+ * pageoutctl (ctl.c) so that both sides name a request the same way. A client sends one
+ * request line, `WORD [ARGUMENT]`, ended by a newline or by the end of its writes, of at most
  * PROTO_REQUEST_MAX bytes with the newline; pageoutd answers with one response and closes the
  * connection. A response that starts with PROTO_ERROR is a refusal or a failure. Which
- * requests are for root only is the daemon's to decide. Header only.
+ * requests are for root only is the daemon's to decide (control.h). Header only.
  */
 #ifndef PAGEOUTD_PROTO_H
 #define PAGEOUTD_PROTO_H

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every #include "pageoutd/x.h" in src/ and include/pageoutd/ must respect the layer matrix of
-# STYLE.md. The daemon (its state and cycle) sits above the engines and the reports; main wires
-# them all.
+# STYLE.md. The daemon (its state and cycle) sits above the engines and the reports; control
+# (the socket's requests) asks the daemon, never the other way round; main wires them all.
 . "$top_srcdir/tests/lib/common.sh"
 layer() {
 	case $1 in
 	util|log) echo 0 ;; config|proto) echo 1 ;;
 	cgroup|cgstat|damon|madvise|stats|loop) echo 2 ;; policy|vaddr|paddr) echo 3 ;;
-	server|ctl|report) echo 4 ;; daemon) echo 5 ;; main) echo 6 ;;
+	server|ctl|report) echo 4 ;; daemon) echo 5 ;; control) echo 6 ;; main) echo 7 ;;
 	*) echo 9 ;;
 	esac
 }
