@@ -16,24 +16,26 @@
 #include <unistd.h>
 
 #include "pageoutd/config.h"
+#include "pageoutd/proto.h"
 #include "pageoutd/util.h"
 
+/* request: the word sent (proto.h); NULL: done here, without the daemon */
 static const struct cmd {
 	const char *name, *args, *request, *help;
 	unsigned nargs;
 } cmds[] = {
-	{ "status", "[--cgroups]", "status",
+	{ "status", "[--cgroups]", PROTO_REQ_STATUS,
 	  "policies, cgroups, processes, cold, reclaimed, refaults, PSI (--cgroups: a line per "
 	  "cgroup: state, reclaimed, frozen time, major faults after thaws)",
 	  0 },
-	{ "stats", "[--json]", "detail", "everything pageoutd counts (--json: the JSON document)",
-	  0 },
-	{ "metrics", "", "metrics", "the Prometheus text exposition", 0 },
-	{ "policies", "", "policies", "the policies in force, one line each", 0 },
-	{ "version", "", "version", "the daemon's version", 0 },
-	{ "reload", "", "reload", "re-read the configuration (root)", 0 },
-	{ "pause", "POLICY", "pause", "pause a policy until resumed (root)", 1 },
-	{ "resume", "POLICY", "resume", "resume a paused policy (root)", 1 },
+	{ "stats", "[--json]", PROTO_REQ_DETAIL,
+	  "everything pageoutd counts (--json: the JSON document)", 0 },
+	{ "metrics", "", PROTO_REQ_METRICS, "the Prometheus text exposition", 0 },
+	{ "policies", "", PROTO_REQ_POLICIES, "the policies in force, one line each", 0 },
+	{ "version", "", PROTO_REQ_VERSION, "the daemon's version", 0 },
+	{ "reload", "", PROTO_REQ_RELOAD, "re-read the configuration (root)", 0 },
+	{ "pause", "POLICY", PROTO_REQ_PAUSE, "pause a policy until resumed (root)", 1 },
+	{ "resume", "POLICY", PROTO_REQ_RESUME, "resume a paused policy (root)", 1 },
 	{ "check-config", "[-c FILE] [-d DIR]", NULL, "validate a configuration, no daemon needed",
 	  0 },
 };
@@ -89,7 +91,8 @@ static int ask_daemon(const char *path, const char *req)
 		}
 		if (n == 0)
 			break;
-		if (first && n >= 6 && !strncmp(buf, "error:", 6))
+		if (first && (size_t)n >= strlen(PROTO_ERROR) &&
+		    !strncmp(buf, PROTO_ERROR, strlen(PROTO_ERROR)))
 			error = true;
 		first = false;
 		if (fwrite(buf, 1, (size_t)n, error ? stderr : stdout) != (size_t)n)
@@ -172,7 +175,7 @@ int main(int argc, char **argv)
 	};
 	const char *sock = CFG_DEFAULT_SOCKET;
 	const struct cmd *cmd = NULL;
-	char req[4096];
+	char req[PROTO_REQUEST_MAX];
 	bool json = false, cgroups = false;
 	int c;
 
@@ -232,8 +235,8 @@ int main(int argc, char **argv)
 		snprintf(req, sizeof(req), "%s %s", cmd->request, argv[1]);
 	else
 		snprintf(req, sizeof(req), "%s",
-			 json	   ? "stats"
-			 : cgroups ? "cgroups"
+			 json	   ? PROTO_REQ_STATS
+			 : cgroups ? PROTO_REQ_CGROUPS
 				   : cmd->request);
 	if (strlen(req) + 1 >= sizeof(req)) {
 		fprintf(stderr, "pageoutctl: request too long\n");

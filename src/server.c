@@ -14,6 +14,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
 #include "pageoutd/log.h"
 #include "pageoutd/server.h"
 
@@ -237,6 +241,24 @@ static bool live(const struct sockaddr_un *sa)
 	return r;
 }
 
+/*
+ * The socket's directory (0755), when it is not there: without a service manager to make
+ * it, as RuntimeDirectory= does. A failure is only warned about: bind() then says why.
+ */
+static void make_socket_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	str_copy(dir, sizeof(dir), path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		log_errno(LOG_WARNING, -errno, "stats socket directory %s", dir);
+}
+
 static int listen_path(struct server *s, const char *path, const char *group)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -246,6 +268,7 @@ static int listen_path(struct server *s, const char *path, const char *group)
 
 	if (str_copy(sa.sun_path, sizeof(sa.sun_path), path) < 0)
 		return log_errno(LOG_ERR, -ENAMETOOLONG, "stats socket %s", path);
+	make_socket_dir(path);
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			log_err("stats socket %s: exists and is not a socket; not replacing it",
@@ -284,6 +307,28 @@ static int listen_path(struct server *s, const char *path, const char *group)
 	if (listen(s->fd, 64) < 0)
 		return log_errno(LOG_ERR, -errno, "stats socket %s: listen", path);
 	return 0;
+}
+
+int server_inherited_fd(void)
+{
+	const char *android = getenv("ANDROID_SOCKET_pageoutd");
+	uint64_t fd;
+
+#ifdef HAVE_SYSTEMD
+	int n = sd_listen_fds(1);
+
+	if (n > 1)
+		log_warn("socket activation passed %d sockets; serving the first", n);
+	if (n >= 1 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) > 0)
+		return SD_LISTEN_FDS_START;
+	if (n >= 1)
+		log_err("socket activation: descriptor %d is not a listening Unix stream socket; "
+			"ignoring it",
+			SD_LISTEN_FDS_START);
+#endif
+	if (android && parse_u64(android, &fd) == 0 && fd <= 65535)
+		return (int)fd;
+	return -1;
 }
 
 /*

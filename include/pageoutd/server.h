@@ -15,9 +15,10 @@
 #include <sys/types.h>
 
 #include "pageoutd/loop.h"
+#include "pageoutd/proto.h"
 #include "pageoutd/util.h"
 
-#define SERVER_REQUEST_MAX 4096
+#define SERVER_REQUEST_MAX PROTO_REQUEST_MAX
 #define SERVER_CLIENTS_MAX 32
 #define SERVER_DEADLINE_US (2 * USEC_PER_SEC)
 
@@ -33,10 +34,18 @@ typedef void (*server_fn)(void *data, const char *line, const struct ucred *peer
 struct server;
 
 /*
+ * server_inherited_fd: the socket the service manager handed over, or -1: systemd's first
+ * LISTEN_FDS descriptor if it is a listening Unix stream socket (else logged and ignored;
+ * the LISTEN_* variables are unset), or Android init's ANDROID_SOCKET_pageoutd (bound, maybe
+ * not listening). Call once, before server_new.
+ */
+int server_inherited_fd(void);
+
+/*
  * server_new: listen on fd (>= 0: handed over and bound; listen() is called unless it already
- * listens, as Android's init leaves it) or on path
- * (created with mode 0660 and group `group` if not empty; a stale socket is replaced, a live
- * one is -EADDRINUSE). Returns 0 or -errno, logged.
+ * listens, as Android's init leaves it) or on path (created with mode 0660 and group `group`
+ * if not empty, in a directory created if missing; a stale socket is replaced, a live one is
+ * -EADDRINUSE). Each request line goes to fn with data. Returns 0 or -errno, logged.
  */
 int server_new(struct server **ret, struct loop *l, int fd, const char *path, const char *group,
 	       server_fn fn, void *data);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: the stats socket's request handling. The input is what a client sends (at
- * most SERVER_REQUEST_MAX bytes, as the server reads): framed into its request line, parsed,
- * and, for requests anyone may make, answered from a daemon state with two policies and no
- * engines running (the state before the first cycle) but a frozen cgroup and a running one in
- * the per-cgroup figures. A policy argument is looked up as the control requests do.
+ * most SERVER_REQUEST_MAX bytes, as the server reads): framed into its request line and
+ * answered by control_answer() for a peer that is not root, from a daemon with two policies
+ * and no engines running (the state before the first cycle) but a frozen cgroup and a running
+ * one in the per-cgroup figures. A root-only request must be refused.
  */
 #include <config.h>
 
@@ -16,11 +16,13 @@
 
 #include "pageoutd/cgstat.h"
 #include "pageoutd/config.h"
+#include "pageoutd/control.h"
 #include "pageoutd/log.h"
-#include "pageoutd/report.h"
+#include "pageoutd/proto.h"
 #include "pageoutd/server.h"
 
-static struct cfg *cfg;
+static struct daemon_args args = { .log_level = -1 };
+static struct daemon daemon_state;
 static struct cgstat *cgs;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -39,6 +41,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char top[64] = "/tmp/pageoutd-fuzz-request-XXXXXX", p[128], d[128];
 	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
 
 	(void)argc;
 	(void)argv;
@@ -62,51 +65,27 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	cgstat_frozen(cgs, cgstat_get(cgs, ENGINE_VADDR, "web", "/system.slice/web\"1\".service"),
 		      1, now_usec());
+	daemon_init(&daemon_state, &args, cfg);
+	daemon_state.cgstat = cgs;
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct ucred peer = { .pid = 1, .uid = 65534, .gid = 65534 };
 	static char buf[SERVER_REQUEST_MAX + 1];
-	struct report_src src = { .cfg = cfg, .cgstat = cgs, .status = "starting" };
+	const struct control_request *q;
 	struct sbuf out = { 0 };
-	struct request q;
 	const char *line;
 
 	if (size > SERVER_REQUEST_MAX)
 		size = SERVER_REQUEST_MAX;
 	memcpy(buf, data, size);
 	line = server_request_line(buf, size);
-	request_parse(line, &q);
-	if (q.verb != line || q.verb_len > strlen(line) || q.arg < line + q.verb_len ||
-	    q.arg > line + strlen(line) || (q.kind == REQ_UNKNOWN && q.control))
+	q = control_find(line, strcspn(line, " "));
+	control_answer(&daemon_state, line, &peer, &out);
+	if (q && q->needs_root && !(out.s && !strncmp(out.s, PROTO_ERROR, strlen(PROTO_ERROR))))
 		abort();
-	switch (q.kind) {
-	case REQ_STATS:
-		report_stats_json(&src, &out);
-		break;
-	case REQ_METRICS:
-		report_metrics(&src, &out);
-		break;
-	case REQ_STATUS:
-		report_status(&src, &out);
-		break;
-	case REQ_CGROUPS:
-		report_cgroups(&src, &out);
-		break;
-	case REQ_DETAIL:
-		report_detail(&src, &out);
-		break;
-	case REQ_POLICIES:
-		report_policies(&src, &out);
-		break;
-	case REQ_PAUSE:
-	case REQ_RESUME:
-		cfg_find_policy(cfg, q.arg);
-		break;
-	default:
-		break;
-	}
 	sbuf_fini(&out);
 	return 0;
 }

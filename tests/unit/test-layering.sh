@@ -1,16 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Every #include "pageoutd/x.h" in src/ must respect the layer matrix of STYLE.md.
+# Every #include "pageoutd/x.h" in src/ and include/pageoutd/ must respect the layer matrix of
+# STYLE.md. The daemon (its state and cycle) sits above the engines and the reports; control
+# (the socket's requests) asks the daemon, never the other way round; main wires them all.
 . "$top_srcdir/tests/lib/common.sh"
 layer() {
 	case $1 in
 	util|log) echo 0 ;; config|proto|vrange) echo 1 ;;
 	cgroup|cgstat|damon|madvise|stats|loop|vma|vplan) echo 2 ;; policy|vaddr|paddr) echo 3 ;;
-	server|ctl|report) echo 4 ;; main) echo 5 ;; *) echo 9 ;;
+	server|ctl|report) echo 4 ;; daemon) echo 5 ;; control) echo 6 ;; main) echo 7 ;;
+	*) echo 9 ;;
 	esac
 }
-for f in "$top_srcdir"/src/*.c; do
-	m=$(basename "$f" .c); lm=$(layer "$m")
+for f in "$top_srcdir"/src/*.c "$top_srcdir"/include/pageoutd/*.h; do
+	m=$(basename "$f"); m=${m%.[ch]}; lm=$(layer "$m")
 	bad=""
 	for inc in $(sed -n 's/^#include "pageoutd\/\(.*\)\.h"/\1/p' "$f"); do
 		li=$(layer "$inc")
@@ -19,6 +22,6 @@ for f in "$top_srcdir"/src/*.c; do
 		if [ "$li" -gt "$lm" ] || { [ "$m" = server ] && [ "$inc" = damon ]; } ||
 		   { [ "$m" = config ] && [ "$li" -ge 1 ]; }; then bad="$bad $inc"; fi
 	done
-	[ -z "$bad" ]; ok $? "src/$m.c includes only allowed layers${bad:+ (violations:$bad)}"
+	[ -z "$bad" ]; ok $? "${f#"$top_srcdir"/} includes only allowed layers${bad:+ (violations:$bad)}"
 done
 tap_end

@@ -38,11 +38,11 @@ cmds=$(sed -n 's/^\t{ "\([a-z-]*\)", "[^"]*", .*/\1/p' "$top_srcdir/src/ctl.c")
 for c in $cmds; do
 	grep -q "^\.It Cm $c\( \|\$\)" "$ctl8"; ok $? "pageoutctl(8) documents $c"
 done
-for r in stats metrics status cgroups detail policies version help reload pause resume; do
-	R=$(echo "$r" | tr a-z A-Z)
-	grep -q "\] = \"$r\"" "$top_srcdir/src/report.c" &&
-		grep -q "case REQ_$R:" "$top_srcdir/src/main.c" &&
-		grep -q "^\.Li $r" "$ctl8"
+reqs=$(sed -n 's/^#define PROTO_REQ_\([A-Z]*\) "\([a-z]*\)".*/\1:\2/p' "$top_srcdir/include/pageoutd/proto.h")
+[ -n "$reqs" ]; ok $? "request words found in proto.h"
+for q in $reqs; do
+	R=${q%%:*} r=${q#*:}
+	grep -q "{ PROTO_REQ_$R," "$top_srcdir/src/control.c" && grep -q "^\.Li $r" "$ctl8"
 	ok $? "request $r is served and documented in pageoutctl(8)"
 done
 tap_end
