@@ -255,6 +255,8 @@ static int take_damon(struct daemon *d)
 		d->damon_owned = true;
 		notify("STATUS=running: DAMON kdamonds owned");
 	}
+	/* read at each state=on: a reload takes effect at the next start of a kdamond */
+	d->damon.release_modules = c->damon.release_modules;
 	for (int e = ENGINE_VADDR; e <= ENGINE_PADDR; e++)
 		if (!nr_engine(c, (enum cfg_engine)e)) /* a reload removed its policies */
 			log_cond_clear(&d->no_ops[e]);
