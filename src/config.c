@@ -84,6 +84,7 @@ static const struct key damon_keys[] = {
 	{ "update_interval", K_DURATION, M(update_us), 1 * MS, 3600 * SEC, ANY },
 	{ "min_regions", K_UINT, M(min_regions), 3, 1000000, ANY },
 	{ "max_regions", K_UINT, M(max_regions), 3, 1000000, ANY },
+	{ "release_modules", K_BOOL, M(release_modules), 0, 0, ANY },
 	{ NULL },
 };
 
@@ -1047,10 +1048,11 @@ void cfg_print(const struct cfg *cfg, FILE *f)
 		cfg_refsem_name(d->reference_semantics));
 	fprintf(f,
 		"damon: sysfs_root=%s sample_interval=%s aggr_interval=%s update_interval=%s "
-		"min_regions=%llu max_regions=%llu\n",
+		"min_regions=%llu max_regions=%llu release_modules=%s\n",
 		m->sysfs_root, fmt_duration(b, sizeof(b), m->sample_us),
 		fmt_duration(c, sizeof(c), m->aggr_us), fmt_duration(e, sizeof(e), m->update_us),
-		(unsigned long long)m->min_regions, (unsigned long long)m->max_regions);
+		(unsigned long long)m->min_regions, (unsigned long long)m->max_regions,
+		m->release_modules ? "yes" : "no");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		fprintf(f, "policy %s: %s\n", cfg->policies[i].name,
 			cfg_policy_describe(&cfg->policies[i], line, sizeof(line)));

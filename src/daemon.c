@@ -217,6 +217,8 @@ static int take_damon(struct daemon *d)
 		if (r < 0)
 			return r;
 	}
+	/* read before each state=on: a reload takes effect at the next start of a kdamond */
+	d->damon.release_modules = d->cfg->damon.release_modules;
 	for (int e = ENGINE_VADDR; e <= ENGINE_PADDR; e++)
 		if (!nr_engine(d->cfg, (enum cfg_engine)e)) /* a reload removed its policies */
 			log_cond_clear(&d->no_ops[e]);

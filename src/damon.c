@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "pageoutd/damon.h"
+#include "pageoutd/dmodule.h"
 #include "pageoutd/log.h"
 #include "pageoutd/util.h"
 
@@ -263,12 +264,16 @@ int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max)
 	return (int)(n < max ? n : max);
 }
 
-/* The state file: "pageoutd_pid=P\nnr_kdamonds=N\nkdamond=I kpid=K\n..." */
+/*
+ * The state file: "pageoutd_pid=P\nnr_kdamonds=N\nkdamond=I kpid=K\n...", then one
+ * "released_module=NAME" line per kernel module pageoutd turned off.
+ */
 struct owned_record {
 	bool valid;
 	pid_t daemon_pid;
 	unsigned nr_kdamonds;
 	int kpid[DAMON_MAX_KDAMONDS];
+	unsigned released; /* bit i: dmodule i */
 };
 
 static void read_record(struct damon *d, struct owned_record *rec)
@@ -285,6 +290,11 @@ static void read_record(struct damon *d, struct owned_record *rec)
 		unsigned idx;
 		int pid;
 
+		for (unsigned i = 0; i < DMODULE_NR; i++)
+			if (!strncmp(line, "released_module=", 16) &&
+			    !strcmp(line + 16, dmodule_name(i)))
+				rec->released |= 1u << i;
+
 		if (sscanf(line, "pageoutd_pid=%d", &pid) == 1)
 			rec->daemon_pid = pid;
 		else if (sscanf(line, "nr_kdamonds=%u", &rec->nr_kdamonds) == 1)
@@ -297,7 +307,7 @@ static void read_record(struct damon *d, struct owned_record *rec)
 
 static int write_record(struct damon *d)
 {
-	char buf[512], tmp[PATH_MAX + 8];
+	char buf[1024], tmp[PATH_MAX + 8];
 	int len, fd, r = 0;
 
 	len = snprintf(buf, sizeof(buf),
@@ -307,6 +317,10 @@ static int write_record(struct damon *d)
 	for (unsigned i = 0; i < DAMON_MAX_KDAMONDS; i++)
 		len += snprintf(buf + len, sizeof(buf) - (size_t)len, "kdamond=%u kpid=%d\n", i,
 				d->kpid[i]);
+	for (unsigned i = 0; i < DMODULE_NR; i++)
+		if (d->released & (1u << i))
+			len += snprintf(buf + len, sizeof(buf) - (size_t)len,
+					"released_module=%s\n", dmodule_name(i));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", d->state_file);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
@@ -364,6 +378,7 @@ static bool record_matches(struct damon *d, const struct owned_record *rec,
 }
 
 static int detect_features(struct damon *d);
+static int restore_modules(struct damon *d);
 
 int damon_acquire(struct damon *d)
 {
@@ -381,6 +396,8 @@ int damon_acquire(struct damon *d)
 	n = damon_list(d, k, ARRAY_SIZE(k));
 	if (n < 0)
 		return fail(d, n, "reading %s/kdamonds/nr_kdamonds", d->root);
+	/* modules an earlier pageoutd turned off are turned back on by this one's release */
+	d->released = rec.released;
 	if (n > 0 && record_matches(d, &rec, k, (unsigned)n)) {
 		log_notice("recovering %d kdamonds left by pageoutd pid %d (recorded in %s)", n,
 			   (int)rec.daemon_pid, d->state_file);
@@ -433,6 +450,9 @@ int damon_release(struct damon *d)
 	 * every kdamond there is ours: acquire refused to share the tree */
 	if (r == 0)
 		r = wr(d, "kdamonds/nr_kdamonds", "0");
+	/* a module can take DAMON again only once no kdamond of ours runs */
+	if (r == 0)
+		r = restore_modules(d);
 	if (r == 0 && unlink(d->state_file) < 0 && errno != ENOENT)
 		log_errno(LOG_WARNING, -errno, "removing %s", d->state_file);
 	else if (r < 0)
@@ -842,28 +862,67 @@ static int state_cmd(struct damon *d, unsigned slot, const char *cmd)
 	return wr(d, mkpath(p, sizeof(p), "kdamonds/%u/state", slot), cmd);
 }
 
-/* When state=on gets EBUSY: name the kernel module that holds DAMON exclusively, if any. */
-static int explain_ebusy(struct damon *d, unsigned slot)
+/*
+ * When state=on gets EBUSY and a kernel module holds DAMON: with release_modules, turn the
+ * module off, record it and return 0 (the caller tries again); otherwise, or when that fails,
+ * -EBUSY with d->err naming the module and how to release it.
+ */
+static int release_or_explain(struct damon *d, unsigned slot)
 {
-	static const char *const mods[] = { "damon_stat", "damon_reclaim", "damon_lru_sort" };
-	char p[PATH_MAX + 64], v[16];
+	char p[PATH_MAX + 64];
+	int m = dmodule_holder(d->module_dir, p, sizeof(p)), r;
+	const char *name = dmodule_name((unsigned)m);
 
-	for (size_t i = 0; d->module_dir[0] && i < ARRAY_SIZE(mods); i++) {
-		snprintf(p, sizeof(p), "%s/%s/parameters/enabled", d->module_dir, mods[i]);
-		if (read_file_at(AT_FDCWD, p, v, sizeof(v)) > 0 && str_strip(v)[0] == 'Y') {
-			fail(d, 0,
-			     "kdamond %u: %s = on refused (EBUSY): DAMON is held exclusively by "
-			     "the kernel module %s (%s = Y); release it with 'echo N > %s' or "
-			     "boot with %s.enabled=N; pageoutd does not change it",
-			     slot, d->err_path, mods[i], p, p, mods[i]);
-			return -EBUSY;
-		}
+	if (m < 0) {
+		fail(d, 0,
+		     "kdamond %u: %s = on refused (EBUSY): another DAMON user holds DAMON "
+		     "exclusively or the sysfs lock (a kernel-internal DAMON module?)",
+		     slot, d->err_path);
+		return -EBUSY;
 	}
-	fail(d, 0,
-	     "kdamond %u: %s = on refused (EBUSY): another DAMON user holds DAMON exclusively "
-	     "or the sysfs lock (a kernel-internal DAMON module?)",
-	     slot, d->err_path);
-	return -EBUSY;
+	if (!d->release_modules) {
+		fail(d, 0,
+		     "kdamond %u: %s = on refused (EBUSY): DAMON is held exclusively by the kernel "
+		     "module %s (%s = Y); release it with 'echo N > %s', boot with %s.enabled=N, "
+		     "or set release_modules = yes in [damon]",
+		     slot, d->err_path, name, p, p, name);
+		return -EBUSY;
+	}
+	r = dmodule_set(d->module_dir, (unsigned)m, false);
+	if (r < 0) {
+		fail(d, r, "kdamond %u: turning off the kernel module %s (%s = N)", slot, name, p);
+		return -EBUSY;
+	}
+	d->released |= 1u << m;
+	log_notice("turned off the kernel module %s, which held DAMON (%s = N, release_modules = "
+		   "yes); pageoutd turns it back on when it exits",
+		   name, p);
+	r = write_record(d);
+	return r < 0 ? r : 0;
+}
+
+/* Turn back on every module pageoutd turned off. Returns 0 or the first -errno. */
+static int restore_modules(struct damon *d)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < DMODULE_NR; i++) {
+		int r;
+
+		if (!(d->released & (1u << i)))
+			continue;
+		r = dmodule_set(d->module_dir, i, true);
+		if (r < 0) {
+			log_errno(LOG_ERR, r, "turning the kernel module %s back on",
+				  dmodule_name(i));
+			if (!ret)
+				ret = r;
+			continue;
+		}
+		d->released &= ~(1u << i);
+		log_notice("turned the kernel module %s back on", dmodule_name(i));
+	}
+	return ret;
 }
 
 int damon_start(struct damon *d, unsigned slot)
@@ -872,8 +931,14 @@ int damon_start(struct damon *d, unsigned slot)
 	uint64_t pid;
 	int r = state_cmd(d, slot, "on");
 
-	if (r == -EBUSY)
-		return explain_ebusy(d, slot);
+	/* each refusal releases at most one module that holds DAMON, or explains it */
+	for (unsigned i = 0; r == -EBUSY && i <= DMODULE_NR; i++) {
+		int e = release_or_explain(d, slot);
+
+		if (e < 0)
+			return e;
+		r = state_cmd(d, slot, "on");
+	}
 	if (r < 0)
 		return fail(d, r, "kdamond %u: writing %s = on", slot, d->err_path);
 	if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/pid", slot), &pid) == 0 &&

@@ -48,6 +48,7 @@ struct cfg_damon {
 	uint64_t update_us;
 	uint64_t min_regions;
 	uint64_t max_regions;
+	bool release_modules; /* turn off a DAMON kernel module that holds DAMON (dmodule.h) */
 };
 
 struct cfg_policy {

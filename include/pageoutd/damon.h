@@ -166,6 +166,14 @@ struct damon {
 	unsigned nr_kdamonds; /* in the tree, once owned */
 	bool owned;
 	int kpid[DAMON_MAX_KDAMONDS];
+	/*
+	 * release_modules: when state=on is refused because a DAMON kernel module (dmodule.h)
+	 * holds DAMON, turn that module off and try again. Set by the caller after damon_open.
+	 * released: the modules pageoutd turned off (bit i: dmodule i), recorded in the state
+	 * file and turned back on by damon_release().
+	 */
+	bool release_modules;
+	unsigned released;
 	struct damon_features feat;
 	unsigned long nr_io; /* file operations, for the cost figures */
 };
@@ -202,9 +210,10 @@ void damon_close(struct damon *d);
  */
 int damon_acquire(struct damon *d);
 /*
- * damon_release: turn off every owned kdamond, write nr_kdamonds 0 and remove the state file.
- * Returns 0 (also when nothing is owned) or the first -errno, logged; on failure the state
- * file stays so that the next start recovers the kdamonds. Ownership ends either way.
+ * damon_release: turn off every owned kdamond, write nr_kdamonds 0, turn back on every kernel
+ * module pageoutd turned off, and remove the state file. Returns 0 (also when nothing is owned)
+ * or the first -errno, logged; on failure the state file stays so that the next start recovers
+ * the kdamonds (and the modules to turn back on). Ownership ends either way.
  */
 int damon_release(struct damon *d);
 
@@ -223,10 +232,12 @@ int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max);
  */
 int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *c);
 /*
- * damon_start: state=on of owned kdamond slot, and record its pid in the state file. Returns
- * 0, -EPERM when slot is not owned, -EBUSY when DAMON is held exclusively (d->err names the
- * kernel module that holds it: damon_stat, damon_reclaim, damon_lru_sort, and how to release
- * it), or -errno with d->err set. A state file that cannot be written is logged, not returned.
+ * damon_start: state=on of owned kdamond slot, and record its pid in the state file. When a
+ * kernel module (damon_stat, damon_reclaim, damon_lru_sort) holds DAMON exclusively: with
+ * d->release_modules, turns the module off (logged, recorded in the state file) and tries
+ * again; otherwise -EBUSY with d->err naming the module and how to release it. Returns 0,
+ * -EPERM when slot is not owned, -EBUSY, or -errno with d->err set. A state file that cannot
+ * be written is logged, not returned.
  */
 int damon_start(struct damon *d, unsigned slot);
 /*

@@ -534,6 +534,20 @@ static int validate_ctx(struct fakedamon *f, const char *k)
 	return 0;
 }
 
+/* A kernel module holds DAMON: f->exclusive, or a module's enabled parameter reads Y. */
+static bool module_holds(const struct fakedamon *f)
+{
+	static const char *const mods[] = { "damon_stat", "damon_reclaim", "damon_lru_sort" };
+	char p[PATH_MAX * 2], v[8];
+
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		snprintf(p, sizeof(p), "%s/fakesys/module/%s/parameters/enabled", f->top, mods[i]);
+		if (read_file_at(AT_FDCWD, p, v, sizeof(v)) > 0 && v[0] == 'Y')
+			return true;
+	}
+	return f->exclusive;
+}
+
 static int state_write(struct fakedamon *f, const char *path, const char *val)
 {
 	char k[128], p[512], v_[32];
@@ -543,7 +557,7 @@ static int state_write(struct fakedamon *f, const char *path, const char *val)
 	snprintf(k, sizeof(k), "%.*s", (int)(strrchr(path, '/') - path), path);
 	on = !strcmp(fake_get(f, path), "on");
 	if (!strcmp(val, "on")) {
-		if (on || f->exclusive)
+		if (on || module_holds(f))
 			return -EBUSY;
 		r = validate_ctx(f, k);
 		if (r < 0)

@@ -35,11 +35,11 @@ struct fakedamon {
 		char path[192];
 		char val[48];
 	} log[FAKE_LOG_MAX];
-	unsigned nwrites;	    /* accepted or not */
-	unsigned fail_at;	    /* fail the Nth write (1-based), 0 = never */
-	int fail_err;		    /* with this -errno */
-	const char *fail_path;	    /* or fail writes whose path ends with this */
-	bool exclusive;		    /* a kernel module holds DAMON: state=on -> EBUSY */
+	unsigned nwrites;      /* accepted or not */
+	unsigned fail_at;      /* fail the Nth write (1-based), 0 = never */
+	int fail_err;	       /* with this -errno */
+	const char *fail_path; /* or fail writes whose path ends with this */
+	bool exclusive; /* a kernel module holds DAMON: state=on -> EBUSY (also: fake_module "Y") */
 	const char *fail_read_path; /* reads of paths containing this fail, */
 	int fail_read_err;	    /* with this -errno (a directory vanishing mid-read: ENOENT) */
 	unsigned nvr;

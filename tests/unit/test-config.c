@@ -35,7 +35,7 @@ static const struct tcase cases[] = {
 	  "[daemon]\ninterval = 5s\nsocket = /run/p/p.sock\nstate_dir = /run/p\nlog_level = debug\n"
 	  "dry_run = yes\nreference_semantics = ignore\nproc_root = /proc\nsocket_group = adm\n"
 	  "[damon]\nsysfs_root = /tmp/x\nsample_interval = 5ms\naggr_interval = 100ms\n"
-	  "update_interval = 1s\nmin_regions = 10\nmax_regions = 1000\n",
+	  "update_interval = 1s\nmin_regions = 10\nmax_regions = 1000\nrelease_modules = yes\n",
 	  NULL, NULL, NULL, NULL, NULL, 0 },
 	{ "full vaddr policy", "", "batch.conf",
 	  "[policy]\ncgroup = /batch.slice\nengine = vaddr\nmin_age = 30s\n"

@@ -307,7 +307,6 @@ static void exclusive(void)
 
 	fake_module(f, "damon_reclaim", "N");
 	fake_module(f, "damon_stat", "Y");
-	f->exclusive = true;
 	damon_open(&d, f->admin, f->state_dir, &io);
 	damon_acquire(&d);
 	vaddr_ctx(&c);
@@ -321,9 +320,56 @@ static void exclusive(void)
 	is_int(damon_start(&d, 0), -EBUSY, "still held: EBUSY again");
 	is_str(d.err, first, "the same text each retry (the caller logs it once)");
 	ok(!strstr(logbuf, "held exclusively"), "the DAMON layer itself logs nothing of it");
-	f->exclusive = false;
-	is_int(damon_start(&d, 0), 0, "released: the start works");
+	has_str(first, "release_modules = yes", "and the setting that lets pageoutd do it");
+	fake_module(f, "damon_stat", "N");
+	is_int(damon_start(&d, 0), 0, "released by the operator: the start works");
 	damon_release(&d);
+	damon_close(&d);
+	fake_free(f);
+}
+
+static bool module_is(struct fakedamon *f, const char *module, char want)
+{
+	char p[PATH_MAX * 2], v[8] = "";
+
+	snprintf(p, sizeof(p), "%s/fakesys/module/%s/parameters/enabled", f->top, module);
+	return read_file_at(AT_FDCWD, p, v, sizeof(v)) > 0 && v[0] == want;
+}
+
+/* release_modules: pageoutd turns the holder off for its run and back on at its release */
+static void release_modules(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct damon d, d2;
+	struct damon_ctx c;
+	char rec[1024] = "";
+
+	fake_module(f, "damon_reclaim", "N");
+	fake_module(f, "damon_stat", "Y");
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	d.release_modules = true;
+	vaddr_ctx(&c);
+	damon_write_ctx(&d, 0, &c);
+	logbuf[0] = '\0';
+	is_int(damon_start(&d, 0), 0,
+	       "release_modules: the start works although damon_stat held DAMON");
+	ok(module_is(f, "damon_stat", 'N'), "damon_stat is off while pageoutd runs");
+	ok(module_is(f, "damon_reclaim", 'N'), "a module that was off stays off");
+	has_str(logbuf, "turned off the kernel module damon_stat", "the log says so");
+	read_file_at(AT_FDCWD, d.state_file, rec, sizeof(rec));
+	has_str(rec, "released_module=damon_stat", "the state file records it");
+	/* a crash: a second instance recovers the record and turns the module back on */
+	damon_open(&d2, f->admin, f->state_dir, &io);
+	is_int(damon_acquire(&d2), 0, "a restart after a crash recovers the kdamonds");
+	is_int((int)d2.released, 1, "and the module the first instance turned off");
+	logbuf[0] = '\0';
+	is_int(damon_release(&d2), 0, "release");
+	ok(module_is(f, "damon_stat", 'Y'), "damon_stat is on again after the release");
+	has_str(logbuf, "turned the kernel module damon_stat back on", "the log says so");
+	ok(module_is(f, "damon_reclaim", 'N'), "damon_reclaim, never turned off, is left alone");
+	damon_close(&d2);
 	damon_close(&d);
 	fake_free(f);
 }
@@ -428,6 +474,7 @@ int main(void)
 	foreign(false);
 	recover();
 	exclusive();
+	release_modules();
 	old_kernel();
 	faults(FAKE_ABI_612, -EBUSY);
 	faults(FAKE_ABI_72, -ENOENT);

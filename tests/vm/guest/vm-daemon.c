@@ -32,22 +32,30 @@
 
 static const char *conf_dir = "/tmp/pageoutd-vm-daemon";
 
-static void write_config(const char *cgroup)
+/* The daemon's config; damon: extra lines of its [damon] section (NULL: none). */
+static void write_config_damon(const char *cgroup, const char *damon)
 {
 	char p[256], buf[1024];
 
 	mkdir(conf_dir, 0755);
 	snprintf(p, sizeof(p), "%s/conf.d", conf_dir);
 	mkdir(p, 0755);
-	vm_put("/tmp/pageoutd-vm-daemon/pageoutd.conf",
-	       "[daemon]\ninterval = 1s\nstate_dir = /run/pageoutd-vmd\n"
-	       "socket = /run/pageoutd-vmd/sock\nlog_level = info\n");
+	snprintf(buf, sizeof(buf),
+		 "[daemon]\ninterval = 1s\nstate_dir = /run/pageoutd-vmd\n"
+		 "socket = /run/pageoutd-vmd/sock\nlog_level = info\n[damon]\n%s",
+		 damon ? damon : "");
+	vm_put("/tmp/pageoutd-vm-daemon/pageoutd.conf", buf);
 	snprintf(buf, sizeof(buf),
 		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 2s\nmax_access_rate = 0%%\n"
 		 "memory = anon\nquota = 1G/1s\nmax_refault_rate = 100%%\n",
 		 cgroup);
 	snprintf(p, sizeof(p), "%s/conf.d/p.conf", conf_dir);
 	vm_put(p, buf);
+}
+
+static void write_config(const char *cgroup)
+{
+	write_config_damon(cgroup, NULL);
 }
 
 /*
@@ -373,6 +381,80 @@ static void sigterm_in_apply(void)
 	vm_cg_remove("/vmd-term");
 }
 
+/* --- a kernel module that holds DAMON: left alone, or released with release_modules --- */
+
+static bool module_on(const char *en)
+{
+	char v[8] = "";
+
+	return read_file_at(AT_FDCWD, en, v, sizeof(v)) > 0 && v[0] == 'Y';
+}
+
+/* the output of pageoutctl status, into buf */
+static void status_text(char *buf, size_t len)
+{
+	FILE *f = popen("./pageoutctl -s /run/pageoutd-vmd/sock status 2>&1", "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		pclose(f);
+}
+
+static void modules(void)
+{
+	/* damon_stat where the kernel has it (6.17+), else damon_reclaim (every kernel here) */
+	const char *m = access("/sys/module/damon_stat/parameters/enabled", F_OK) == 0
+				? "damon_stat"
+				: "damon_reclaim";
+	struct churner c = { "/vmd-mod", 0, false, 0, CTL_MB };
+	char en[128], st[4096], needle[128];
+	long sw = 0;
+	pid_t h, d;
+
+	snprintf(en, sizeof(en), "/sys/module/%s/parameters/enabled", m);
+	ok(write_file_at(AT_FDCWD, en, "Y") == 0 && module_on(en), "%s turned on: it holds DAMON",
+	   m);
+	vm_cg_make("/vmd-mod");
+	h = child_fork(churn_setup, churn_run, &c);
+
+	write_config("/vmd-mod");
+	d = vm_daemon_start(conf_dir, LOG, ~0ULL);
+	vm_sleep_ms(4000);
+	status_text(st, sizeof(st));
+	printf("# status: %.*s\n", (int)strcspn(st, "\n"), st);
+	ok(strstr(st, "error") && strstr(st, m),
+	   "release_modules = no: pageoutctl status says error and names %s", m);
+	snprintf(needle, sizeof(needle), "held exclusively by the kernel module %s", m);
+	is_int((int)count_lines(LOG, needle), 1, "one log line names %s", m);
+	ok(count_lines(LOG, "release_modules = yes") > 0, "and the setting that releases it");
+	ok(module_on(en), "%s is left on", m);
+	is_int(vm_daemon_stop(d), 0, "pageoutd exits 0");
+	ok(module_on(en), "%s is still on after pageoutd exits", m);
+
+	write_config_damon("/vmd-mod", "release_modules = yes\n");
+	d = vm_daemon_start(conf_dir, LOG, ~0ULL);
+	for (unsigned i = 0; i < 25 && sw < CTL_MB * 1024 * 9 / 10; i++) {
+		vm_sleep_ms(1000);
+		sw = vm_area_swap_kb(h, COLD_A);
+	}
+	printf("# release_modules = yes: %ld of %d kB cold swapped\n", sw, CTL_MB * 1024);
+	vm_show_log(LOG, 4);
+	ok(sw >= CTL_MB * 1024 * 9 / 10, "release_modules = yes: pageoutd reclaims");
+	ok(!module_on(en), "%s is off while pageoutd runs", m);
+	snprintf(needle, sizeof(needle), "turned off the kernel module %s", m);
+	is_int((int)count_lines(LOG, needle), 1, "one log line says so");
+	is_int(vm_daemon_stop(d), 0, "pageoutd exits 0");
+	ok(module_on(en), "%s is on again after pageoutd exits", m);
+	snprintf(needle, sizeof(needle), "turned the kernel module %s back on", m);
+	is_int((int)count_lines(LOG, needle), 1, "one log line says so");
+
+	write_file_at(AT_FDCWD, en, "N"); /* the other tests run without it */
+	vm_reap(h);
+	vm_sleep_ms(300);
+	vm_cg_remove("/vmd-mod");
+}
+
 int main(int argc, char **argv)
 {
 	vm_require_guest();
@@ -386,5 +468,7 @@ int main(int argc, char **argv)
 		caps();
 	if (argc < 2 || !strcmp(argv[1], "sigterm"))
 		sigterm_in_apply();
+	if (argc < 2 || !strcmp(argv[1], "modules"))
+		modules();
 	return tap_exit();
 }
