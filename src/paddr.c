@@ -379,15 +379,13 @@ static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_inpu
 static void decide(struct paddr *p, struct pcg *c)
 {
 	const struct ppolicy *pp = &p->pol[c->policy];
-	struct cfg_policy eff = *pp->cfg;
 	double scale;
 	unsigned kinds;
 
-	/* the kernel's watermarks gate on free memory, its quota on bytes per interval */
-	eff.min_free = 0;
-	eff.quota_interval_us = 0;
 	c->st.operator_paused = pp->operator_paused;
-	policy_decide(&eff, &c->in, &c->st);
+	/* the kernel gates on free memory (watermarks) and on bytes per interval (quota) */
+	policy_decide(pp->cfg, POLICY_GATES_ALL & ~(POLICY_GATE_FREE_MEMORY | POLICY_GATE_QUOTA),
+		      &c->in, &c->st);
 	if (!c->st.paused && policy_cgroup_gate(pp->cfg, c->frozen) != SKIP_MAX) {
 		/* frozen_only: this cgroup's scheme only counts while it runs */
 		c->st.paused = true;

@@ -1463,7 +1463,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	vp->s.cold_bytes = 0;
 	vp->s.last_advised = vp->s.last_rss_drop = 0;
 	vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
-	policy_decide(vp->cfg, &vp->in, &vp->st);
+	policy_decide(vp->cfg, POLICY_GATES_ALL, &vp->in, &vp->st);
 	budget = vp->st.budget;
 	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
 		blocked |= MEMORY_ANON;

@@ -86,9 +86,25 @@ struct policy_state {
 	unsigned backoffs, relaxes;
 };
 
+/*
+ * The gates policy_decide applies, as flags. An engine leaves out a gate that the kernel applies
+ * for it (paddr: DAMOS quotas and free-memory watermarks). The operator's pause and the swap
+ * reserve always apply.
+ */
+enum policy_gate {
+	POLICY_GATE_QUOTA = 1u << 0,	   /* the token bucket sets the budget; else UINT64_MAX */
+	POLICY_GATE_PRESSURE = 1u << 1,	   /* pause while PSI is above pressure_limit */
+	POLICY_GATE_FREE_MEMORY = 1u << 2, /* pause while free memory is above min_free */
+};
+#define POLICY_GATES_ALL (POLICY_GATE_QUOTA | POLICY_GATE_PRESSURE | POLICY_GATE_FREE_MEMORY)
+
 void policy_state_init(struct policy_state *s);
-/* policy_decide: update the controller with `in` and set the verdict in s. */
-void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
+/*
+ * policy_decide: update the refault controller with `in` and set this cycle's verdict in s
+ * (paused and why, the kinds allowed, budget, anon_room, the effective min_age), applying the
+ * gates in `gates` (enum policy_gate flags) and no others. Cannot fail.
+ */
+void policy_decide(const struct cfg_policy *p, unsigned gates, const struct policy_input *in,
 		   struct policy_state *s);
 /*
  * policy_cgroup_gate: whether one cgroup of p whose frozen state is `frozen` (cgrp_frozen: 1,
