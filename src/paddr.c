@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pageoutd/engine.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
 #include "pageoutd/pscheme.h"
 #include "pageoutd/util.h"
 
-#define PPM_ONE 1000000u
 /* without goal metrics pageoutd scales the quota from PSI in these steps */
 #define PSI_STEPS 8
 
@@ -40,9 +40,7 @@ struct pcg {
 };
 
 struct ppolicy {
-	char name[CFG_NAME_MAX];
-	const struct cfg_policy *cfg;
-	bool active;
+	ENGINE_POLICY_HEAD; /* name, cfg, active */
 	bool operator_paused;
 	bool freezer_warned;
 	unsigned nsch;
@@ -76,44 +74,28 @@ struct paddr {
 
 int paddr_set_config(struct paddr *p, const struct cfg *cfg)
 {
+	void *pol = p->pol;
+	int r;
+
 	p->cfg = cfg;
-	for (size_t i = 0; i < p->npol; i++)
-		p->pol[i].active = false;
-	for (unsigned i = 0; i < cfg->nr_policies; i++) {
-		const struct cfg_policy *cp = &cfg->policies[i];
-		struct ppolicy *pp = NULL;
-
-		if (cp->engine != ENGINE_PADDR)
-			continue;
-		for (size_t k = 0; k < p->npol; k++)
-			if (!strcmp(p->pol[k].name, cp->name))
-				pp = &p->pol[k];
-		if (!pp) {
-			struct ppolicy *n = reallocarray(p->pol, p->npol + 1, sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			p->pol = n;
-			pp = &p->pol[p->npol++];
-			memset(pp, 0, sizeof(*pp));
-			str_copy(pp->name, sizeof(pp->name), cp->name);
-		}
-		pp->cfg = cp;
-		pp->active = true;
-	}
+	r = engine_set_policies(&pol, &p->npol, sizeof(*p->pol), cfg, ENGINE_PADDR, NULL);
+	p->pol = pol;
+	if (r < 0)
+		return r;
 	p->dirty = true;
 	return 0;
 }
 
 int paddr_pause(struct paddr *p, const char *policy, bool paused)
 {
-	for (size_t i = 0; i < p->npol; i++)
-		if (p->pol[i].active && !strcmp(p->pol[i].name, policy)) {
-			p->pol[i].operator_paused = paused;
-			p->pol[i].s.operator_paused = paused;
-			return 0;
-		}
-	return -ENOENT;
+	struct ppolicy *pp =
+		(struct ppolicy *)engine_find_policy(p->pol, p->npol, sizeof(*p->pol), policy);
+
+	if (!pp)
+		return -ENOENT;
+	pp->operator_paused = paused;
+	pp->s.operator_paused = paused;
+	return 0;
 }
 
 int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
@@ -128,10 +110,9 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	p->cg = cg;
 	p->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	p->watchfd = -1;
-	p->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	p->procfd = engine_open_proc(cfg, "paddr");
 	if (p->procfd < 0) {
-		r = -errno;
-		log_errno(LOG_DEBUG, r, "paddr: cannot open %s", cfg->daemon.proc_root);
+		r = p->procfd;
 		free(p);
 		return r;
 	}
@@ -335,25 +316,17 @@ static void sync_cgroups(struct paddr *p)
 static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_input *sys)
 {
 	struct policy_input *in = &c->in;
-	struct cgrp_memstat ms;
-	struct cgrp_psi psi;
-	uint64_t cur;
+	uint64_t res;
 
 	*in = *sys;
-	in->refaults_known = false;
-	if (cgrp_memstat(p->cg, c->path, &ms) == 0) {
-		uint64_t res = ms.anon + ms.file;
-
+	if (engine_read_cgroup(p->cg, c->path, in, &res) == 0) {
 		if (c->have_resident && res < c->last_resident) {
 			c->s.memcg_drop_bytes_total += c->last_resident - res;
 			p->pol[c->policy].s.memcg_drop_bytes_total += c->last_resident - res;
 		}
 		c->s.resident = c->last_resident = res;
 		c->have_resident = true;
-		if (ms.refault_anon != CGRP_UNKNOWN) {
-			in->refaults_known = true;
-			in->refault_pages = ms.refault_anon +
-					    (ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+		if (in->refaults_known) {
 			if (c->have_refaults && in->refault_pages >= c->last_refaults) {
 				c->s.refaults_total += in->refault_pages - c->last_refaults;
 				p->pol[c->policy].s.refaults_total +=
@@ -363,12 +336,6 @@ static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_inpu
 			c->have_refaults = true;
 		}
 	}
-	if (cgrp_pressure(p->cg, c->path, &psi) == 0 && psi.known) {
-		in->psi_known = true;
-		in->psi_some_avg10 = psi.some_avg10;
-	}
-	if (cgrp_current(p->cg, c->path, &cur) == 0)
-		in->memory_bytes = cur;
 	if (p->pol[c->policy].cfg->frozen_only) {
 		c->frozen = cgrp_frozen(p->cg, c->path);
 		if (p->watchfd >= 0)
@@ -708,9 +675,8 @@ static void share_quotas(struct paddr *p)
 
 int paddr_cycle(struct paddr *p)
 {
-	struct policy_input sys = { 0 };
+	struct policy_input sys;
 	uint64_t commits;
-	char *buf = NULL;
 	int r;
 
 	p->s.cycles++;
@@ -721,11 +687,8 @@ int paddr_cycle(struct paddr *p)
 	/* the counters first, while the kernel's schemes are still the ones we know */
 	read_stats(p);
 	sync_cgroups(p);
-	sys.now_us = now_usec();
-	sys.page_size = p->page_size;
-	if (read_file_alloc_at(p->procfd, "meminfo", &buf) >= 0)
-		policy_parse_meminfo(buf, &sys);
-	free(buf);
+	/* a failed read leaves what it lacks at 0: no swap known, so no anonymous pageout */
+	engine_read_sys(p->procfd, p->page_size, &sys);
 	for (size_t pi = 0; pi < p->npol; pi++) {
 		if (p->pol[pi].active)
 			p->pol[pi].s.cycles++;

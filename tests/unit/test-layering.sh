@@ -5,7 +5,7 @@
 layer() {
 	case $1 in
 	util|log) echo 0 ;; config|proto) echo 1 ;;
-	cgroup|cgstat|damon|madvise|stats|loop) echo 2 ;; policy|pscheme|vaddr|paddr) echo 3 ;;
+	cgroup|cgstat|damon|madvise|stats|loop) echo 2 ;; policy|pscheme|engine|vaddr|paddr) echo 3 ;;
 	server|ctl|report) echo 4 ;; main) echo 5 ;; *) echo 9 ;;
 	esac
 }
