@@ -649,7 +649,8 @@ unsigned paddr_frozen_changed(struct paddr *p)
 		struct pcg *c = &p->c[i];
 		int f;
 
-		if (!p->pol[c->policy].cfg->frozen_only)
+		/* a policy dropped by a reload: its cfg may be gone, its cgroups leave next cycle */
+		if (!p->pol[c->policy].active || !p->pol[c->policy].cfg->frozen_only)
 			continue;
 		f = cgrp_frozen(p->cg, c->path);
 		changed += (f == 1) != (c->frozen == 1);

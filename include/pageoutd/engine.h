@@ -6,7 +6,8 @@
  *
  * An engine keeps pointers into the struct cfg it was last given (each entry's cfg): the
  * caller owns that cfg and keeps it alive until the engine has been given the next one or
- * freed.
+ * freed. An inactive entry's cfg still points into the config it came from, which may be
+ * gone: it is read only while the entry is active.
  */
 #ifndef PAGEOUTD_ENGINE_H
 #define PAGEOUTD_ENGINE_H
@@ -21,7 +22,7 @@
 
 #define ENGINE_POLICY_FIELDS                                                                       \
 	char name[CFG_NAME_MAX];      /* kept across reloads: the entry's identity */              \
-	const struct cfg_policy *cfg; /* borrowed from the engine's current cfg */                 \
+	const struct cfg_policy *cfg; /* borrowed; read it only while active */                    \
 	bool active		      /* in the current cfg; an inactive entry keeps its figures */
 
 struct engine_policy {
