@@ -21,7 +21,7 @@
 /* without goal metrics pageoutd scales the quota from PSI in these steps */
 #define PSI_STEPS 8
 
-struct pcg {
+struct paddr_cgroup {
 	char *path;
 	size_t policy;
 	struct policy_state st;
@@ -39,7 +39,7 @@ struct pcg {
 	struct paddr_cgroup_stats s;
 };
 
-struct ppolicy {
+struct paddr_policy {
 	ENGINE_POLICY_HEAD; /* name, cfg, active */
 	bool operator_paused;
 	bool freezer_warned;
@@ -50,7 +50,7 @@ struct ppolicy {
 };
 
 struct paddr {
-	const struct cfg *cfg;
+	const struct cfg *cfg; /* borrowed: see paddr_new */
 	struct damon *d;
 	const struct cgrp_root *cg;
 	int procfd;
@@ -59,10 +59,10 @@ struct paddr {
 	unsigned nram;
 	struct log_cond cond;	   /* the schemes cannot be written or started, no RAM layout */
 	struct log_cond read_cond; /* the schemes' stats cannot be read */
-	struct pcg *c;
+	struct paddr_cgroup *c;
 	size_t nc;
 	unsigned kschemes; /* schemes in the kernel after the last commit or start */
-	struct ppolicy *pol;
+	struct paddr_policy *pol;
 	size_t npol;
 	bool running, dirty;
 	int watchfd; /* inotify fd the frozen_only cgroups are watched on, -1: none */
@@ -88,8 +88,8 @@ int paddr_set_config(struct paddr *p, const struct cfg *cfg)
 
 int paddr_pause(struct paddr *p, const char *policy, bool paused)
 {
-	struct ppolicy *pp =
-		(struct ppolicy *)engine_find_policy(p->pol, p->npol, sizeof(*p->pol), policy);
+	struct paddr_policy *pp =
+		(struct paddr_policy *)engine_find_policy(p->pol, p->npol, sizeof(*p->pol), policy);
 
 	if (!pp)
 		return -ENOENT;
@@ -133,7 +133,7 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	return 0;
 }
 
-static void pcg_fini(struct pcg *c)
+static void paddr_cgroup_fini(struct paddr_cgroup *c)
 {
 	free(c->path);
 	c->path = NULL;
@@ -146,7 +146,7 @@ void paddr_free(struct paddr *p)
 	if (p->running)
 		damon_stop(p->d, DAMON_SLOT_PADDR);
 	for (size_t i = 0; i < p->nc; i++)
-		pcg_fini(&p->c[i]);
+		paddr_cgroup_fini(&p->c[i]);
 	free(p->c);
 	free(p->pol);
 	if (p->procfd >= 0)
@@ -175,7 +175,7 @@ static bool is_child(const char *parent, const char *path)
 	return strchr(rest, '/') == NULL;
 }
 
-static struct pcg *find_cg(struct paddr *p, const char *path)
+static struct paddr_cgroup *find_cg(struct paddr *p, const char *path)
 {
 	for (size_t i = 0; i < p->nc; i++)
 		if (!strcmp(p->c[i].path, path))
@@ -185,8 +185,8 @@ static struct pcg *find_cg(struct paddr *p, const char *path)
 
 static int add_cg(struct paddr *p, const char *path, size_t policy)
 {
-	struct pcg *n = reallocarray(p->c, p->nc + 1, sizeof(*n));
-	struct pcg *c;
+	struct paddr_cgroup *n = reallocarray(p->c, p->nc + 1, sizeof(*n));
+	struct paddr_cgroup *c;
 
 	if (!n)
 		return -ENOMEM;
@@ -214,7 +214,7 @@ static void sync_cgroups(struct paddr *p)
 	for (size_t i = 0; i < p->nc; i++)
 		p->c[i].seen = false;
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		struct ppolicy *pp = &p->pol[pi];
+		struct paddr_policy *pp = &p->pol[pi];
 		struct cgrp_list top = { 0 }, all = { 0 };
 
 		pp->s.refused = 0;
@@ -223,7 +223,10 @@ static void sync_cgroups(struct paddr *p)
 		if (cgrp_expand(p->cg, pp->cfg->cgroup, pp->cfg->cgroup_is_glob, &top) < 0)
 			continue;
 		for (size_t k = 0; k < top.nr; k++)
-			cgrp_descendants(p->cg, top.paths[k], &all);
+			if (cgrp_descendants(p->cg, top.paths[k], &all) < 0)
+				log_rl(LOG_WARNING,
+				       "paddr: policy %s: listing the cgroups below %s", pp->name,
+				       top.paths[k]);
 		cgrp_list_fini(&top);
 		for (size_t k = 0; k < all.nr; k++) {
 			struct cgrp_memstat ms;
@@ -249,7 +252,7 @@ static void sync_cgroups(struct paddr *p)
 		cgrp_list_fini(&all);
 	}
 	for (size_t k = 0; k < ncand; k++) {
-		struct pcg *c = find_cg(p, cand[k].path);
+		struct paddr_cgroup *c = find_cg(p, cand[k].path);
 		uint64_t local = cand[k].mem;
 
 		if (c && c->policy == cand[k].policy) {
@@ -284,7 +287,7 @@ static void sync_cgroups(struct paddr *p)
 		if (!p->c[i].seen || p->c[i].policy >= p->npol || !p->pol[p->c[i].policy].active) {
 			log_info("paddr: cgroup %s leaves policy %s", p->c[i].path,
 				 p->pol[p->c[i].policy].name);
-			pcg_fini(&p->c[i]);
+			paddr_cgroup_fini(&p->c[i]);
 			p->dirty = true;
 			continue;
 		}
@@ -292,7 +295,7 @@ static void sync_cgroups(struct paddr *p)
 	}
 	p->nc = w;
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		struct ppolicy *pp = &p->pol[pi];
+		struct paddr_policy *pp = &p->pol[pi];
 
 		pp->nsch = 0;
 		for (size_t i = 0; i < p->nc; i++)
@@ -313,7 +316,7 @@ static void sync_cgroups(struct paddr *p)
 
 /* --- inputs and decisions --- */
 
-static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_input *sys)
+static void read_inputs(struct paddr *p, struct paddr_cgroup *c, const struct policy_input *sys)
 {
 	struct policy_input *in = &c->in;
 	uint64_t res;
@@ -338,14 +341,20 @@ static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_inpu
 	}
 	if (p->pol[c->policy].cfg->frozen_only) {
 		c->frozen = cgrp_frozen(p->cg, c->path);
-		if (p->watchfd >= 0)
-			cgrp_watch_add(p->cg, p->watchfd, c->path);
+		/* without a watch a thaw is seen at the next cycle's read */
+		if (p->watchfd >= 0 && cgrp_watch_add(p->cg, p->watchfd, c->path) < 0)
+			log_rl(LOG_WARNING, "paddr: cannot watch %s for freezing and thawing",
+			       c->path);
 	}
 }
 
-static void decide(struct paddr *p, struct pcg *c)
+/*
+ * plan_scheme: this cycle's verdict for cgroup c from the inputs read (c->st), and the scheme
+ * it should have in the kernel (c->want).
+ */
+static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 {
-	const struct ppolicy *pp = &p->pol[c->policy];
+	const struct paddr_policy *pp = &p->pol[c->policy];
 	double scale;
 	unsigned kinds;
 
@@ -371,9 +380,7 @@ static void decide(struct paddr *p, struct pcg *c)
 	 * DAMON charges the byte quota with every byte of the regions a scheme walks, this
 	 * cgroup's or not: the scheme's quota is multiplied by how much more RAM there is than
 	 * the cgroup's memory (pscheme_walk_scale), so that the cgroup's share of a walk is about
-	 * the configured quota. Without it a 256M/1s quota walked the 1 GiB guest in four
-	 * seconds, every cold page needs two walks (the kernel's young re-check), and 95% of a
-	 * cgroup's cold memory took 29 s on 6.12.
+	 * the configured quota.
 	 */
 	c->s.walk_scale =
 		c->have_resident ? pscheme_walk_scale(p->s.ram_bytes, c->last_resident) : 1;
@@ -426,11 +433,15 @@ static int write_ctx(struct paddr *p)
 	return r;
 }
 
-/* After a commit or start: which counters each scheme's kernel object carries. */
-static void rebase(struct paddr *p, bool started)
+/*
+ * note_commit: after a commit (or a start, `started`), cgroup i holds kernel scheme i. Whether
+ * that kernel object's counters are the cgroup's own (kept), start at zero (a new object), or
+ * were another cgroup's (re-read as the base before they count).
+ */
+static void note_commit(struct paddr *p, bool started)
 {
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 
 		if (started || (c->kidx != (int)i && i >= p->kschemes)) {
 			/* a new kernel scheme: its counters start at zero */
@@ -457,7 +468,7 @@ static bool drop_vanished(struct paddr *p)
 
 		if (cgrp_current(p->cg, p->c[i].path, &cur) == -ENOENT) {
 			log_info("paddr: cgroup %s vanished before the commit", p->c[i].path);
-			pcg_fini(&p->c[i]);
+			paddr_cgroup_fini(&p->c[i]);
 			any = true;
 			continue;
 		}
@@ -504,7 +515,7 @@ static int sync_damon(struct paddr *p)
 			r = damon_commit(p->d, DAMON_SLOT_PADDR);
 			if (r == 0) {
 				p->s.commits++;
-				rebase(p, false);
+				note_commit(p, false);
 			}
 		}
 		if (r == 0 && !p->running) {
@@ -512,7 +523,7 @@ static int sync_damon(struct paddr *p)
 			if (r == 0) {
 				p->running = true;
 				p->s.restarts++;
-				rebase(p, true);
+				note_commit(p, true);
 			}
 		}
 		if (r != -EINVAL || !drop_vanished(p) || !p->nc)
@@ -552,12 +563,18 @@ static void read_stats(struct paddr *p)
 	}
 	log_cond_clear(&p->read_cond);
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 		struct paddr_policy_stats *ps = &p->pol[c->policy].s;
 		struct damon_stats st, *b = &c->base;
 
-		if (damon_read_stats(p->d, DAMON_SLOT_PADDR, (unsigned)i, &st) < 0)
+		r = damon_read_stats(p->d, DAMON_SLOT_PADDR, (unsigned)i, &st);
+		if (r < 0) {
+			/* its counters wait for the next read; the base stays as it was */
+			log_rl(LOG_WARNING,
+			       "paddr: reading the stats of scheme %zu (cgroup %s): %s", i, c->path,
+			       strerror(-r));
 			continue;
+		}
 		c->s.effective_quota = st.effective_bytes;
 		if (c->have_base && st.sz_tried >= b->sz_tried && st.nr_tried >= b->nr_tried &&
 		    st.sz_applied >= b->sz_applied) {
@@ -598,10 +615,9 @@ static int read_ram(struct paddr *p)
 
 	if (p->nram)
 		return 0;
-	if (read_file_alloc_at(p->procfd, "iomem", &buf) < 0) {
-		n = -errno;
+	n = (int)read_file_alloc_at(p->procfd, "iomem", &buf);
+	if (n < 0)
 		goto fail;
-	}
 	n = pscheme_ram_ranges(buf, p->ram, ARRAY_SIZE(p->ram));
 	free(buf);
 	if (n <= 0) {
@@ -625,7 +641,7 @@ fail:
 static void warn_freezer(struct paddr *p)
 {
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		struct ppolicy *pp = &p->pol[pi];
+		struct paddr_policy *pp = &p->pol[pi];
 
 		if (pp->s.freezer_missing && !pp->freezer_warned)
 			log_warn("paddr: policy %s: frozen_only, but no cgroup freezer to read "
@@ -646,7 +662,7 @@ unsigned paddr_frozen_changed(struct paddr *p)
 	unsigned changed = 0;
 
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 		int f;
 
 		/* a policy dropped by a reload: its cfg may be gone, its cgroups leave next cycle */
@@ -668,7 +684,7 @@ static void share_quotas(struct paddr *p)
 	for (size_t pi = 0; pi < p->npol; pi++)
 		p->pol[pi].nshare = 0;
 	for (size_t i = 0; i < p->nc; i++) {
-		struct ppolicy *pp = &p->pol[p->c[i].policy];
+		struct paddr_policy *pp = &p->pol[p->c[i].policy];
 
 		pp->nshare += policy_cgroup_gate(pp->cfg, p->c[i].frozen) == SKIP_MAX;
 	}
@@ -688,8 +704,11 @@ int paddr_cycle(struct paddr *p)
 	/* the counters first, while the kernel's schemes are still the ones we know */
 	read_stats(p);
 	sync_cgroups(p);
-	/* a failed read leaves what it lacks at 0: no swap known, so no anonymous pageout */
-	engine_read_sys(p->procfd, p->page_size, &sys);
+	/* what a failed read leaves out counts as 0: no swap known, so no anonymous pageout */
+	r = engine_read_sys(p->procfd, p->page_size, &sys);
+	if (r < 0)
+		log_rl(LOG_WARNING, "paddr: reading %s/meminfo: %s", p->cfg->daemon.proc_root,
+		       strerror(-r));
 	for (size_t pi = 0; pi < p->npol; pi++) {
 		if (p->pol[pi].active)
 			p->pol[pi].s.cycles++;
@@ -697,7 +716,7 @@ int paddr_cycle(struct paddr *p)
 		p->pol[pi].s.freezer_missing = false;
 	}
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 
 		read_inputs(p, c, &sys);
 		p->pol[c->policy].s.frozen_cgroups += c->frozen == 1;
@@ -705,10 +724,10 @@ int paddr_cycle(struct paddr *p)
 	}
 	share_quotas(p);
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 		struct damon_scheme before = c->want;
 
-		decide(p, c);
+		plan_scheme(p, c);
 		/*
 		 * A paused scheme (stat) keeps the parameters it was paused with until it resumes:
 		 * it reclaims nothing whatever they are, and a commit costs every other scheme a
@@ -785,7 +804,7 @@ void paddr_log_summary(const struct paddr *p)
 	char a[16], b[16], c[16], d[16];
 
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		const struct ppolicy *pp = &p->pol[pi];
+		const struct paddr_policy *pp = &p->pol[pi];
 		unsigned paused = 0;
 
 		if (!pp->active)

@@ -74,9 +74,22 @@ struct paddr_stats {
 
 struct paddr;
 
+/*
+ * paddr_new: the engine over an acquired damon d and the cgroup root cg, which it borrows: the
+ * caller owns both and keeps them alive until paddr_free(). cfg is borrowed too (the engine
+ * keeps pointers into it) and must live until the next paddr_set_config() or paddr_free().
+ * Opens proc_root; the kdamond is started at the first cycle. Returns 0 with *ret set (free
+ * with paddr_free), -ENOMEM, or the -errno of opening proc_root.
+ */
 int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	      const struct cgrp_root *cg);
-/* paddr_set_config: a reloaded config; policies and cgroups are matched by name and path. */
+/*
+ * paddr_set_config: a reloaded config, borrowed as in paddr_new; the previous one may be freed
+ * once this returns 0. Policies are matched by name and keep their state and figures; the
+ * schemes change at the next cycle. Returns 0 or -ENOMEM: the policies mapped before the
+ * failure point into cfg, the others into the previous config, so keep both until a call
+ * that succeeds.
+ */
 int paddr_set_config(struct paddr *p, const struct cfg *cfg);
 /* paddr_pause: an operator pauses (or resumes) a policy by name. -ENOENT: no such policy. */
 int paddr_pause(struct paddr *p, const char *policy, bool paused);

@@ -69,7 +69,7 @@ struct policy_state {
 	double age_factor, quota_scale;
 	uint64_t last_refaults, last_refault_us;
 	bool have_refaults;
-	double refault_rate;  /* ppm of the cgroup's memory per minute, last measured */
+	double refault_rate;  /* ppm of memory_bytes per minute, last measured */
 	bool operator_paused; /* set by the caller: pause/resume from the control socket */
 	/* verdict */
 	bool paused; /* nothing this cycle */
@@ -77,9 +77,10 @@ struct policy_state {
 	bool anon_allowed, file_allowed;
 	uint64_t budget; /* bytes this cycle may advise (UINT64_MAX: no quota) */
 	/*
-	 * anonymous bytes that may still go to swap before free swap falls to swap_reserve
-	 * (0 when anon is not allowed). Every advised anon byte is counted as a new swap slot,
-	 * which over-counts pages already in swap: the reserve is never eaten into.
+	 * anonymous bytes that may go to swap before free swap, as read for this cycle, falls to
+	 * swap_reserve; 0 when the policy takes no anon or there is no swap. The caller charges
+	 * every anonymous byte it advises this cycle against it as a new swap slot, pages
+	 * already in swap included, so the reserve is never eaten into.
 	 */
 	uint64_t anon_room;
 	uint64_t min_age_us; /* effective */
@@ -113,10 +114,13 @@ void policy_decide(const struct cfg_policy *p, unsigned gates, const struct poli
  * memory is neither reclaimed nor charged to the policy's quota while the gate is closed.
  */
 enum skip_reason policy_cgroup_gate(const struct cfg_policy *p, int frozen);
-/* policy_consume: `bytes` were advised; take them from the bucket and the budget. */
+/* policy_consume: `bytes` were advised; take them from the bucket and the budget (not below 0). */
 void policy_consume(struct policy_state *s, uint64_t bytes);
 
-/* policy_meminfo: MemTotal/MemFree/SwapTotal/SwapFree from /proc/meminfo text. */
+/*
+ * policy_parse_meminfo: MemTotal, MemFree, SwapTotal and SwapFree (bytes) from /proc/meminfo
+ * text into in; other fields are untouched. Returns 0, or -EINVAL without MemTotal and MemFree.
+ */
 int policy_parse_meminfo(const char *buf, struct policy_input *in);
 
 #endif
