@@ -12,15 +12,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pageoutd/engine.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/pscheme.h"
 #include "pageoutd/util.h"
 
-#define PPM_ONE 1000000u
 /* without goal metrics pageoutd scales the quota from PSI in these steps */
 #define PSI_STEPS 8
 
-struct pcg {
+struct paddr_cgroup {
 	char *path;
 	size_t policy;
 	struct policy_state st;
@@ -38,10 +39,8 @@ struct pcg {
 	struct paddr_cgroup_stats s;
 };
 
-struct ppolicy {
-	char name[CFG_NAME_MAX];
-	const struct cfg_policy *cfg;
-	bool active;
+struct paddr_policy {
+	ENGINE_POLICY_HEAD; /* name, cfg, active */
 	bool operator_paused;
 	bool freezer_warned;
 	unsigned nsch;
@@ -51,7 +50,7 @@ struct ppolicy {
 };
 
 struct paddr {
-	const struct cfg *cfg;
+	const struct cfg *cfg; /* borrowed: see paddr_new */
 	struct damon *d;
 	const struct cgrp_root *cg;
 	int procfd;
@@ -60,10 +59,10 @@ struct paddr {
 	unsigned nram;
 	struct log_cond cond;	   /* the schemes cannot be written or started, no RAM layout */
 	struct log_cond read_cond; /* the schemes' stats cannot be read */
-	struct pcg *c;
+	struct paddr_cgroup *c;
 	size_t nc;
 	unsigned kschemes; /* schemes in the kernel after the last commit or start */
-	struct ppolicy *pol;
+	struct paddr_policy *pol;
 	size_t npol;
 	bool running, dirty;
 	int watchfd; /* inotify fd the frozen_only cgroups are watched on, -1: none */
@@ -71,219 +70,32 @@ struct paddr {
 	char self_cg[PATH_MAX]; /* pageoutd's own memory cgroup: never given a scheme */
 };
 
-/* --- pure parts --- */
-
-int paddr_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max)
-{
-	struct damon_range all[64];
-	unsigned n = 0;
-
-	if (!max)
-		return 0;
-	for (const char *l = iomem; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		unsigned long long s, e;
-		int used = 0;
-
-		/* top level only: nested resources are indented */
-		if (*l == ' ' || sscanf(l, "%llx-%llx : %n", &s, &e, &used) != 2 || !used)
-			continue;
-		if (strncmp(l + used, "System RAM", 10) || (l[used + 10] != '\n' && l[used + 10]))
-			continue;
-		if (e <= s || n == ARRAY_SIZE(all))
-			continue;
-		all[n].start = s;
-		all[n].end = (uint64_t)e + 1; /* iomem ends are inclusive */
-		n++;
-	}
-	if (!n)
-		return iomem && strstr(iomem, "System RAM") ? 0 : -EINVAL;
-	/* keep the `max` largest, then put them back in address order */
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned j = i + 1; j < n; j++)
-			if (all[j].end - all[j].start > all[i].end - all[i].start) {
-				struct damon_range t = all[i];
-
-				all[i] = all[j];
-				all[j] = t;
-			}
-	n = n < max ? n : max;
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned j = i + 1; j < n; j++)
-			if (all[j].start < all[i].start) {
-				struct damon_range t = all[i];
-
-				all[i] = all[j];
-				all[j] = t;
-			}
-	memcpy(ret, all, n * sizeof(*ret));
-	return (int)n;
-}
-
-uint64_t paddr_aggr_us(const struct cfg *cfg)
-{
-	uint64_t min = (uint64_t)PADDR_MIN_SAMPLES * cfg->damon.sample_us;
-
-	uint64_t aggr = cfg->damon.aggr_us > min ? cfg->damon.aggr_us : min;
-
-	return aggr ? aggr : 1; /* a divisor */
-}
-
-void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
-			const struct damon_features *f, const char *memcg, uint64_t min_age_us,
-			double quota_scale, unsigned share, unsigned kinds, bool paused,
-			struct damon_scheme *s)
-{
-	uint64_t aggr = paddr_aggr_us(cfg);
-	uint64_t samples = cfg->damon.sample_us ? aggr / cfg->damon.sample_us : 1;
-	struct damon_filter *fl;
-
-	memset(s, 0, sizeof(*s));
-	share = share ? share : 1;
-	kinds &= p->memory;
-	str_copy(s->action, sizeof(s->action), paused || !kinds ? "stat" : "pageout");
-	damon_pattern_all(&s->pattern);
-	s->pattern.nr_accesses_max = (uint32_t)((uint64_t)p->max_access_rate * samples / PPM_ONE);
-	if (f->apply_interval) {
-		/*
-		 * Page by page, not region by region. DAMON resets the age of every region a
-		 * pageout scheme walks, and applies a kdamond's schemes to each region in turn:
-		 * with an age gate, the first cgroup's scheme walked every idle region first and
-		 * reset its age, and no scheme after it saw a region old enough (in the guest a
-		 * second cgroup's 16 MiB of cold memory stayed resident for 150 s while the
-		 * first's went). So each scheme walks the regions whose access rate is low enough
-		 * once per min_age, and the kernel's own young check decides for each page: it
-		 * was touched since the walk before (min_age ago) and stays, or it goes.
-		 */
-		s->pattern.age_min = 0;
-		s->apply_interval_us = min_age_us > aggr ? min_age_us : aggr;
-	} else {
-		/*
-		 * No apply interval (before 6.7): the schemes run every aggregation interval,
-		 * and only the age of a region tells how long it has been idle.
-		 */
-		s->pattern.age_min = (uint32_t)((min_age_us + aggr - 1) / aggr);
-	}
-	{
-		/* the configured rate, over the interval between two walks */
-		uint64_t ival = p->quota_interval_us ? p->quota_interval_us : USEC_PER_SEC;
-		double per =
-			s->apply_interval_us ? (double)s->apply_interval_us / (double)ival : 1.0;
-
-		s->quota_reset_ms =
-			(s->apply_interval_us ? s->apply_interval_us : ival) / USEC_PER_MSEC;
-		if (p->quota_interval_us) {
-			uint64_t b = (uint64_t)((double)p->quota_bytes * quota_scale * per) / share;
-
-			s->quota_bytes = b < 4096 ? 4096 : b;
-		}
-		if (p->quota_time_us) {
-			s->quota_ms =
-				(uint64_t)((double)p->quota_time_us * per) / USEC_PER_MSEC / share;
-			if (!s->quota_ms)
-				s->quota_ms = 1;
-		}
-	}
-	/*
-	 * No prioritisation: every region the access pattern admits scores the same, so that the
-	 * quota sweeps them in address order, and DAMON resumes each interval where the last one
-	 * ran out of quota. Weights that favour age rank free memory and other cgroups' cold
-	 * memory (the oldest regions of all) first, and DAMON charges the quota for them although
-	 * the memcg filter then rejects every page: on 6.12 the quota went to the same 256 MiB of
-	 * other memory every interval and the cgroup's own cold pages were never reached.
-	 */
-	s->weight_sz = 0;
-	s->weight_nr_accesses = 0;
-	s->weight_age = 0;
-	/*
-	 * A PSI goal only where the kernel has the temporal tuner (7.1+): the full quota while
-	 * stall time is below the target, none above it. The only tuner of 6.9 to 7.0 (consist)
-	 * starts at one byte and doubles each interval, and starts again after every commit: in
-	 * the 6.12 guest bench 26 s passed before it allowed the first page. There pageoutd
-	 * scales the quota from PSI itself, as before 6.9.
-	 */
-	if (f->goal_metric && f->goal_tuner && p->pressure_limit) {
-		/* µs of "some" memory stall per reset interval that the kernel aims at */
-		uint64_t t =
-			(uint64_t)p->pressure_limit * s->quota_reset_ms * USEC_PER_MSEC / PPM_ONE;
-
-		s->nr_goals = 1;
-		str_copy(s->goals[0].metric, sizeof(s->goals[0].metric), "some_mem_psi_us");
-		s->goals[0].target_value = t ? t : 1;
-		str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
-	}
-	if (p->min_free) {
-		uint64_t pm = p->min_free / 1000;
-
-		/* active while free memory is below min_free (per-mille); never off for low */
-		s->wmark_free_mem_rate = true;
-		s->wmark_interval_us = cfg->daemon.interval_us;
-		s->wmark_high = s->wmark_mid = pm ? pm : 1;
-		s->wmark_low = 0;
-	}
-	/*
-	 * Every filter rejects what it matches (allow=N where the kernel has `allow`), so that
-	 * what no filter matches is allowed. That matters on 6.14+, where the first filter
-	 * that matches decides: DAMON's paddr pageout appends its implicit young filter (reject
-	 * pages accessed since DAMON last looked: the kernel's re-check) after the scheme's
-	 * own, and an allow filter before it would decide first and switch the re-check off.
-	 */
-	fl = &s->filters[s->nr_filters++];
-	fl->type = DAMON_FILTER_MEMCG;
-	fl->matching = false; /* every other memcg */
-	fl->allow = false;
-	if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
-		fl = &s->filters[s->nr_filters++];
-		fl->type = DAMON_FILTER_ANON;
-		fl->matching = kinds == MEMORY_FILE; /* anon when only file may go */
-		fl->allow = false;
-	}
-	for (unsigned i = 0; i < s->nr_filters; i++)
-		if (s->filters[i].type == DAMON_FILTER_MEMCG)
-			str_copy(s->filters[i].memcg_path, sizeof(s->filters[i].memcg_path), memcg);
-}
-
 /* --- lifecycle --- */
 
 int paddr_set_config(struct paddr *p, const struct cfg *cfg)
 {
+	void *pol = p->pol;
+	int r;
+
 	p->cfg = cfg;
-	for (size_t i = 0; i < p->npol; i++)
-		p->pol[i].active = false;
-	for (unsigned i = 0; i < cfg->nr_policies; i++) {
-		const struct cfg_policy *cp = &cfg->policies[i];
-		struct ppolicy *pp = NULL;
-
-		if (cp->engine != ENGINE_PADDR)
-			continue;
-		for (size_t k = 0; k < p->npol; k++)
-			if (!strcmp(p->pol[k].name, cp->name))
-				pp = &p->pol[k];
-		if (!pp) {
-			struct ppolicy *n = reallocarray(p->pol, p->npol + 1, sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			p->pol = n;
-			pp = &p->pol[p->npol++];
-			memset(pp, 0, sizeof(*pp));
-			str_copy(pp->name, sizeof(pp->name), cp->name);
-		}
-		pp->cfg = cp;
-		pp->active = true;
-	}
+	r = engine_set_policies(&pol, &p->npol, sizeof(*p->pol), cfg, ENGINE_PADDR, NULL);
+	p->pol = pol;
+	if (r < 0)
+		return r;
 	p->dirty = true;
 	return 0;
 }
 
 int paddr_pause(struct paddr *p, const char *policy, bool paused)
 {
-	for (size_t i = 0; i < p->npol; i++)
-		if (p->pol[i].active && !strcmp(p->pol[i].name, policy)) {
-			p->pol[i].operator_paused = paused;
-			p->pol[i].s.operator_paused = paused;
-			return 0;
-		}
-	return -ENOENT;
+	struct paddr_policy *pp =
+		(struct paddr_policy *)engine_find_policy(p->pol, p->npol, sizeof(*p->pol), policy);
+
+	if (!pp)
+		return -ENOENT;
+	pp->operator_paused = paused;
+	pp->s.operator_paused = paused;
+	return 0;
 }
 
 int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
@@ -298,10 +110,9 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	p->cg = cg;
 	p->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	p->watchfd = -1;
-	p->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	p->procfd = engine_open_proc(cfg, "paddr");
 	if (p->procfd < 0) {
-		r = -errno;
-		log_errno(LOG_DEBUG, r, "paddr: cannot open %s", cfg->daemon.proc_root);
+		r = p->procfd;
 		free(p);
 		return r;
 	}
@@ -322,7 +133,7 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	return 0;
 }
 
-static void pcg_fini(struct pcg *c)
+static void paddr_cgroup_fini(struct paddr_cgroup *c)
 {
 	free(c->path);
 	c->path = NULL;
@@ -335,7 +146,7 @@ void paddr_free(struct paddr *p)
 	if (p->running)
 		damon_stop(p->d, DAMON_SLOT_PADDR);
 	for (size_t i = 0; i < p->nc; i++)
-		pcg_fini(&p->c[i]);
+		paddr_cgroup_fini(&p->c[i]);
 	free(p->c);
 	free(p->pol);
 	if (p->procfd >= 0)
@@ -364,7 +175,7 @@ static bool is_child(const char *parent, const char *path)
 	return strchr(rest, '/') == NULL;
 }
 
-static struct pcg *find_cg(struct paddr *p, const char *path)
+static struct paddr_cgroup *find_cg(struct paddr *p, const char *path)
 {
 	for (size_t i = 0; i < p->nc; i++)
 		if (!strcmp(p->c[i].path, path))
@@ -374,8 +185,8 @@ static struct pcg *find_cg(struct paddr *p, const char *path)
 
 static int add_cg(struct paddr *p, const char *path, size_t policy)
 {
-	struct pcg *n = reallocarray(p->c, p->nc + 1, sizeof(*n));
-	struct pcg *c;
+	struct paddr_cgroup *n = reallocarray(p->c, p->nc + 1, sizeof(*n));
+	struct paddr_cgroup *c;
 
 	if (!n)
 		return -ENOMEM;
@@ -403,7 +214,7 @@ static void sync_cgroups(struct paddr *p)
 	for (size_t i = 0; i < p->nc; i++)
 		p->c[i].seen = false;
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		struct ppolicy *pp = &p->pol[pi];
+		struct paddr_policy *pp = &p->pol[pi];
 		struct cgrp_list top = { 0 }, all = { 0 };
 
 		pp->s.refused = 0;
@@ -412,7 +223,10 @@ static void sync_cgroups(struct paddr *p)
 		if (cgrp_expand(p->cg, pp->cfg->cgroup, pp->cfg->cgroup_is_glob, &top) < 0)
 			continue;
 		for (size_t k = 0; k < top.nr; k++)
-			cgrp_descendants(p->cg, top.paths[k], &all);
+			if (cgrp_descendants(p->cg, top.paths[k], &all) < 0)
+				log_rl(LOG_WARNING,
+				       "paddr: policy %s: listing the cgroups below %s", pp->name,
+				       top.paths[k]);
 		cgrp_list_fini(&top);
 		for (size_t k = 0; k < all.nr; k++) {
 			struct cgrp_memstat ms;
@@ -438,7 +252,7 @@ static void sync_cgroups(struct paddr *p)
 		cgrp_list_fini(&all);
 	}
 	for (size_t k = 0; k < ncand; k++) {
-		struct pcg *c = find_cg(p, cand[k].path);
+		struct paddr_cgroup *c = find_cg(p, cand[k].path);
 		uint64_t local = cand[k].mem;
 
 		if (c && c->policy == cand[k].policy) {
@@ -473,7 +287,7 @@ static void sync_cgroups(struct paddr *p)
 		if (!p->c[i].seen || p->c[i].policy >= p->npol || !p->pol[p->c[i].policy].active) {
 			log_info("paddr: cgroup %s leaves policy %s", p->c[i].path,
 				 p->pol[p->c[i].policy].name);
-			pcg_fini(&p->c[i]);
+			paddr_cgroup_fini(&p->c[i]);
 			p->dirty = true;
 			continue;
 		}
@@ -481,7 +295,7 @@ static void sync_cgroups(struct paddr *p)
 	}
 	p->nc = w;
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		struct ppolicy *pp = &p->pol[pi];
+		struct paddr_policy *pp = &p->pol[pi];
 
 		pp->nsch = 0;
 		for (size_t i = 0; i < p->nc; i++)
@@ -502,28 +316,20 @@ static void sync_cgroups(struct paddr *p)
 
 /* --- inputs and decisions --- */
 
-static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_input *sys)
+static void read_inputs(struct paddr *p, struct paddr_cgroup *c, const struct policy_input *sys)
 {
 	struct policy_input *in = &c->in;
-	struct cgrp_memstat ms;
-	struct cgrp_psi psi;
-	uint64_t cur;
+	uint64_t res;
 
 	*in = *sys;
-	in->refaults_known = false;
-	if (cgrp_memstat(p->cg, c->path, &ms) == 0) {
-		uint64_t res = ms.anon + ms.file;
-
+	if (engine_read_cgroup(p->cg, c->path, in, &res) == 0) {
 		if (c->have_resident && res < c->last_resident) {
 			c->s.memcg_drop_bytes_total += c->last_resident - res;
 			p->pol[c->policy].s.memcg_drop_bytes_total += c->last_resident - res;
 		}
 		c->s.resident = c->last_resident = res;
 		c->have_resident = true;
-		if (ms.refault_anon != CGRP_UNKNOWN) {
-			in->refaults_known = true;
-			in->refault_pages = ms.refault_anon +
-					    (ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+		if (in->refaults_known) {
 			if (c->have_refaults && in->refault_pages >= c->last_refaults) {
 				c->s.refaults_total += in->refault_pages - c->last_refaults;
 				p->pol[c->policy].s.refaults_total +=
@@ -533,40 +339,29 @@ static void read_inputs(struct paddr *p, struct pcg *c, const struct policy_inpu
 			c->have_refaults = true;
 		}
 	}
-	if (cgrp_pressure(p->cg, c->path, &psi) == 0 && psi.known) {
-		in->psi_known = true;
-		in->psi_some_avg10 = psi.some_avg10;
-	}
-	if (cgrp_current(p->cg, c->path, &cur) == 0)
-		in->memory_bytes = cur;
 	if (p->pol[c->policy].cfg->frozen_only) {
 		c->frozen = cgrp_frozen(p->cg, c->path);
-		if (p->watchfd >= 0)
-			cgrp_watch_add(p->cg, p->watchfd, c->path);
+		/* without a watch a thaw is seen at the next cycle's read */
+		if (p->watchfd >= 0 && cgrp_watch_add(p->cg, p->watchfd, c->path) < 0)
+			log_rl(LOG_WARNING, "paddr: cannot watch %s for freezing and thawing",
+			       c->path);
 	}
 }
 
-unsigned paddr_walk_scale(uint64_t ram_bytes, uint64_t resident)
+/*
+ * plan_scheme: this cycle's verdict for cgroup c from the inputs read (c->st), and the scheme
+ * it should have in the kernel (c->want).
+ */
+static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 {
-	unsigned k = 1;
-
-	while (k < PADDR_WALK_SCALE_MAX && resident && (uint64_t)k * 2 * resident <= ram_bytes)
-		k *= 2;
-	return k;
-}
-
-static void decide(struct paddr *p, struct pcg *c)
-{
-	const struct ppolicy *pp = &p->pol[c->policy];
-	struct cfg_policy eff = *pp->cfg;
+	const struct paddr_policy *pp = &p->pol[c->policy];
 	double scale;
 	unsigned kinds;
 
-	/* the kernel's watermarks gate on free memory, its quota on bytes per interval */
-	eff.min_free = 0;
-	eff.quota_interval_us = 0;
 	c->st.operator_paused = pp->operator_paused;
-	policy_decide(&eff, &c->in, &c->st);
+	/* the kernel gates on free memory (watermarks) and on bytes per interval (quota) */
+	policy_decide(pp->cfg, POLICY_GATES_ALL & ~(POLICY_GATE_FREE_MEMORY | POLICY_GATE_QUOTA),
+		      &c->in, &c->st);
 	if (!c->st.paused && policy_cgroup_gate(pp->cfg, c->frozen) != SKIP_MAX) {
 		/* frozen_only: this cgroup's scheme only counts while it runs */
 		c->st.paused = true;
@@ -584,12 +379,11 @@ static void decide(struct paddr *p, struct pcg *c)
 	/*
 	 * DAMON charges the byte quota with every byte of the regions a scheme walks, this
 	 * cgroup's or not: the scheme's quota is multiplied by how much more RAM there is than
-	 * the cgroup's memory (paddr_walk_scale), so that the cgroup's share of a walk is about
-	 * the configured quota. Without it a 256M/1s quota walked the 1 GiB guest in four
-	 * seconds, every cold page needs two walks (the kernel's young re-check), and 95% of a
-	 * cgroup's cold memory took 29 s on 6.12.
+	 * the cgroup's memory (pscheme_walk_scale), so that the cgroup's share of a walk is about
+	 * the configured quota.
 	 */
-	c->s.walk_scale = c->have_resident ? paddr_walk_scale(p->s.ram_bytes, c->last_resident) : 1;
+	c->s.walk_scale =
+		c->have_resident ? pscheme_walk_scale(p->s.ram_bytes, c->last_resident) : 1;
 	scale *= c->s.walk_scale;
 	kinds = (c->st.anon_allowed ? MEMORY_ANON : 0) | (c->st.file_allowed ? MEMORY_FILE : 0);
 	if (!(kinds & pp->cfg->memory) && !c->st.paused) {
@@ -597,8 +391,8 @@ static void decide(struct paddr *p, struct pcg *c)
 		c->st.paused_why = SKIP_SWAP_RESERVE;
 	}
 	/* dry run: the schemes only count (stat), nothing is reclaimed */
-	paddr_build_scheme(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale,
-			   pp->nshare, kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
+	pscheme_build(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale, pp->nshare,
+		      kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
 	c->s.psi_some_avg10 = c->in.psi_known ? c->in.psi_some_avg10 : -1;
 	c->s.paused = c->st.paused;
 	c->s.paused_why = c->st.paused ? skip_reason_name(c->st.paused_why) : "";
@@ -622,7 +416,7 @@ static int write_ctx(struct paddr *p)
 		return -ENOMEM;
 	str_copy(c.ops, sizeof(c.ops), "paddr");
 	c.sample_us = p->cfg->damon.sample_us;
-	c.aggr_us = paddr_aggr_us(p->cfg);
+	c.aggr_us = pscheme_aggr_us(p->cfg);
 	c.update_us = p->cfg->damon.update_us > c.aggr_us ? p->cfg->damon.update_us : c.aggr_us;
 	c.min_regions = p->cfg->damon.min_regions;
 	c.max_regions = p->cfg->damon.max_regions;
@@ -639,11 +433,15 @@ static int write_ctx(struct paddr *p)
 	return r;
 }
 
-/* After a commit or start: which counters each scheme's kernel object carries. */
-static void rebase(struct paddr *p, bool started)
+/*
+ * note_commit: after a commit (or a start, `started`), cgroup i holds kernel scheme i. Whether
+ * that kernel object's counters are the cgroup's own (kept), start at zero (a new object), or
+ * were another cgroup's (re-read as the base before they count).
+ */
+static void note_commit(struct paddr *p, bool started)
 {
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 
 		if (started || (c->kidx != (int)i && i >= p->kschemes)) {
 			/* a new kernel scheme: its counters start at zero */
@@ -670,7 +468,7 @@ static bool drop_vanished(struct paddr *p)
 
 		if (cgrp_current(p->cg, p->c[i].path, &cur) == -ENOENT) {
 			log_info("paddr: cgroup %s vanished before the commit", p->c[i].path);
-			pcg_fini(&p->c[i]);
+			paddr_cgroup_fini(&p->c[i]);
 			any = true;
 			continue;
 		}
@@ -717,7 +515,7 @@ static int sync_damon(struct paddr *p)
 			r = damon_commit(p->d, DAMON_SLOT_PADDR);
 			if (r == 0) {
 				p->s.commits++;
-				rebase(p, false);
+				note_commit(p, false);
 			}
 		}
 		if (r == 0 && !p->running) {
@@ -725,7 +523,7 @@ static int sync_damon(struct paddr *p)
 			if (r == 0) {
 				p->running = true;
 				p->s.restarts++;
-				rebase(p, true);
+				note_commit(p, true);
 			}
 		}
 		if (r != -EINVAL || !drop_vanished(p) || !p->nc)
@@ -765,12 +563,18 @@ static void read_stats(struct paddr *p)
 	}
 	log_cond_clear(&p->read_cond);
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 		struct paddr_policy_stats *ps = &p->pol[c->policy].s;
 		struct damon_stats st, *b = &c->base;
 
-		if (damon_read_stats(p->d, DAMON_SLOT_PADDR, (unsigned)i, &st) < 0)
+		r = damon_read_stats(p->d, DAMON_SLOT_PADDR, (unsigned)i, &st);
+		if (r < 0) {
+			/* its counters wait for the next read; the base stays as it was */
+			log_rl(LOG_WARNING,
+			       "paddr: reading the stats of scheme %zu (cgroup %s): %s", i, c->path,
+			       strerror(-r));
 			continue;
+		}
 		c->s.effective_quota = st.effective_bytes;
 		if (c->have_base && st.sz_tried >= b->sz_tried && st.nr_tried >= b->nr_tried &&
 		    st.sz_applied >= b->sz_applied) {
@@ -811,11 +615,10 @@ static int read_ram(struct paddr *p)
 
 	if (p->nram)
 		return 0;
-	if (read_file_alloc_at(p->procfd, "iomem", &buf) < 0) {
-		n = -errno;
+	n = (int)read_file_alloc_at(p->procfd, "iomem", &buf);
+	if (n < 0)
 		goto fail;
-	}
-	n = paddr_ram_ranges(buf, p->ram, ARRAY_SIZE(p->ram));
+	n = pscheme_ram_ranges(buf, p->ram, ARRAY_SIZE(p->ram));
 	free(buf);
 	if (n <= 0) {
 		n = n ? n : -EPERM;
@@ -838,7 +641,7 @@ fail:
 static void warn_freezer(struct paddr *p)
 {
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		struct ppolicy *pp = &p->pol[pi];
+		struct paddr_policy *pp = &p->pol[pi];
 
 		if (pp->s.freezer_missing && !pp->freezer_warned)
 			log_warn("paddr: policy %s: frozen_only, but no cgroup freezer to read "
@@ -859,10 +662,11 @@ unsigned paddr_frozen_changed(struct paddr *p)
 	unsigned changed = 0;
 
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 		int f;
 
-		if (!p->pol[c->policy].cfg->frozen_only)
+		/* a policy dropped by a reload: its cfg may be gone, its cgroups leave next cycle */
+		if (!p->pol[c->policy].active || !p->pol[c->policy].cfg->frozen_only)
 			continue;
 		f = cgrp_frozen(p->cg, c->path);
 		changed += (f == 1) != (c->frozen == 1);
@@ -880,7 +684,7 @@ static void share_quotas(struct paddr *p)
 	for (size_t pi = 0; pi < p->npol; pi++)
 		p->pol[pi].nshare = 0;
 	for (size_t i = 0; i < p->nc; i++) {
-		struct ppolicy *pp = &p->pol[p->c[i].policy];
+		struct paddr_policy *pp = &p->pol[p->c[i].policy];
 
 		pp->nshare += policy_cgroup_gate(pp->cfg, p->c[i].frozen) == SKIP_MAX;
 	}
@@ -888,9 +692,8 @@ static void share_quotas(struct paddr *p)
 
 int paddr_cycle(struct paddr *p)
 {
-	struct policy_input sys = { 0 };
+	struct policy_input sys;
 	uint64_t commits;
-	char *buf = NULL;
 	int r;
 
 	p->s.cycles++;
@@ -901,11 +704,11 @@ int paddr_cycle(struct paddr *p)
 	/* the counters first, while the kernel's schemes are still the ones we know */
 	read_stats(p);
 	sync_cgroups(p);
-	sys.now_us = now_usec();
-	sys.page_size = p->page_size;
-	if (read_file_alloc_at(p->procfd, "meminfo", &buf) >= 0)
-		policy_parse_meminfo(buf, &sys);
-	free(buf);
+	/* what a failed read leaves out counts as 0: no swap known, so no anonymous pageout */
+	r = engine_read_sys(p->procfd, p->page_size, &sys);
+	if (r < 0)
+		log_rl(LOG_WARNING, "paddr: reading %s/meminfo: %s", p->cfg->daemon.proc_root,
+		       strerror(-r));
 	for (size_t pi = 0; pi < p->npol; pi++) {
 		if (p->pol[pi].active)
 			p->pol[pi].s.cycles++;
@@ -913,7 +716,7 @@ int paddr_cycle(struct paddr *p)
 		p->pol[pi].s.freezer_missing = false;
 	}
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 
 		read_inputs(p, c, &sys);
 		p->pol[c->policy].s.frozen_cgroups += c->frozen == 1;
@@ -921,10 +724,10 @@ int paddr_cycle(struct paddr *p)
 	}
 	share_quotas(p);
 	for (size_t i = 0; i < p->nc; i++) {
-		struct pcg *c = &p->c[i];
+		struct paddr_cgroup *c = &p->c[i];
 		struct damon_scheme before = c->want;
 
-		decide(p, c);
+		plan_scheme(p, c);
 		/*
 		 * A paused scheme (stat) keeps the parameters it was paused with until it resumes:
 		 * it reclaims nothing whatever they are, and a commit costs every other scheme a
@@ -1001,7 +804,7 @@ void paddr_log_summary(const struct paddr *p)
 	char a[16], b[16], c[16], d[16];
 
 	for (size_t pi = 0; pi < p->npol; pi++) {
-		const struct ppolicy *pp = &p->pol[pi];
+		const struct paddr_policy *pp = &p->pol[pi];
 		unsigned paused = 0;
 
 		if (!pp->active)

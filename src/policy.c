@@ -42,12 +42,12 @@ void policy_state_init(struct policy_state *s)
 	s->quota_scale = 1.0;
 }
 
-static void refill(const struct cfg_policy *p, const struct policy_input *in,
+static void refill(const struct cfg_policy *p, unsigned gates, const struct policy_input *in,
 		   struct policy_state *s)
 {
 	uint64_t cap, dt, add;
 
-	if (!p->quota_interval_us) {
+	if (!(gates & POLICY_GATE_QUOTA) || !p->quota_interval_us) {
 		s->budget = UINT64_MAX;
 		return;
 	}
@@ -102,11 +102,11 @@ static void control(const struct cfg_policy *p, const struct policy_input *in,
 	}
 }
 
-void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
+void policy_decide(const struct cfg_policy *p, unsigned gates, const struct policy_input *in,
 		   struct policy_state *s)
 {
 	control(p, in, s);
-	refill(p, in, s);
+	refill(p, gates, in, s);
 	s->min_age_us = (uint64_t)((double)p->min_age_us * s->age_factor);
 	s->paused = false;
 	s->anon_allowed = (p->memory & MEMORY_ANON) != 0;
@@ -115,10 +115,11 @@ void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
 	if (s->operator_paused) {
 		s->paused = true;
 		s->paused_why = SKIP_PAUSED;
-	} else if (in->psi_known && in->psi_some_avg10 * 10000.0 > (double)p->pressure_limit) {
+	} else if ((gates & POLICY_GATE_PRESSURE) && in->psi_known &&
+		   in->psi_some_avg10 * 10000.0 > (double)p->pressure_limit) {
 		s->paused = true;
 		s->paused_why = SKIP_PRESSURE;
-	} else if (p->min_free && in->mem_total &&
+	} else if ((gates & POLICY_GATE_FREE_MEMORY) && p->min_free && in->mem_total &&
 		   (double)in->mem_free / (double)in->mem_total * PPM_ONE >= p->min_free) {
 		s->paused = true;
 		s->paused_why = SKIP_FREE_MEMORY;

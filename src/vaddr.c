@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "pageoutd/engine.h"
 #include "pageoutd/log.h"
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
@@ -42,8 +43,7 @@ struct vtarget {
 };
 
 struct vpolicy {
-	char name[CFG_NAME_MAX];
-	const struct cfg_policy *cfg;
+	ENGINE_POLICY_HEAD; /* name, cfg, active */
 	struct policy_state st;
 	struct vaddr_policy_stats s;
 	struct policy_input in;
@@ -52,7 +52,6 @@ struct vpolicy {
 	bool freezer_warned;
 	struct log_cond swap_cond; /* anonymous pageout stopped at swap_reserve */
 	uint64_t resident; /* anon + file of its cgroups when this cycle's inputs were read */
-	bool active;	   /* in the current config */
 };
 
 /* a process that cannot be advised: reported once, skipped while it lives */
@@ -108,10 +107,7 @@ const struct vaddr_stats *vaddr_stats(const struct vaddr *v)
 
 static struct vpolicy *find_policy(const struct vaddr *v, const char *name)
 {
-	for (size_t i = 0; i < v->npol; i++)
-		if (v->pol[i].active && !strcmp(v->pol[i].name, name))
-			return &v->pol[i];
-	return NULL;
+	return (struct vpolicy *)engine_find_policy(v->pol, v->npol, sizeof(*v->pol), name);
 }
 
 const struct vaddr_policy_stats *vaddr_policy_stats(const struct vaddr *v, const char *policy)
@@ -132,41 +128,31 @@ int vaddr_pause(struct vaddr *v, const char *policy, bool paused)
 {
 	struct vpolicy *p = find_policy(v, policy);
 
-	if (!p || !p->active)
+	if (!p)
 		return -ENOENT;
 	p->st.operator_paused = paused;
 	return 0;
 }
 
+/* A policy new to the engine. */
+static void vpolicy_init(struct engine_policy *e)
+{
+	struct vpolicy *vp = (struct vpolicy *)e;
+
+	policy_state_init(&vp->st);
+	vp->s.psi_some_avg10 = -1; /* unknown until measured */
+}
+
 int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
 {
+	void *pol = v->pol;
+	int r;
+
 	v->cfg = cfg;
-	for (size_t i = 0; i < v->npol; i++)
-		v->pol[i].active = false;
-	for (unsigned i = 0; i < cfg->nr_policies; i++) {
-		const struct cfg_policy *p = &cfg->policies[i];
-		struct vpolicy *vp = NULL;
-
-		if (p->engine != ENGINE_VADDR)
-			continue;
-		for (size_t k = 0; k < v->npol; k++)
-			if (!strcmp(v->pol[k].name, p->name))
-				vp = &v->pol[k];
-		if (!vp) {
-			struct vpolicy *n = reallocarray(v->pol, v->npol + 1, sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			v->pol = n;
-			vp = &v->pol[v->npol++];
-			memset(vp, 0, sizeof(*vp));
-			str_copy(vp->name, sizeof(vp->name), p->name);
-			policy_state_init(&vp->st);
-			vp->s.psi_some_avg10 = -1; /* unknown until measured */
-		}
-		vp->cfg = p;
-		vp->active = true;
-	}
+	r = engine_set_policies(&pol, &v->npol, sizeof(*v->pol), cfg, ENGINE_VADDR, vpolicy_init);
+	v->pol = pol;
+	if (r < 0)
+		return r;
 	/* the clock is measured against aggr_interval, which may have changed */
 	v->nclock = 0;
 	v->s.aggr_us = cfg->damon.aggr_us;
@@ -192,10 +178,9 @@ int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 	v->watchfd = -1;
 	v->self = getpid();
 	v->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	v->procfd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	v->procfd = engine_open_proc(cfg, "vaddr");
 	if (v->procfd < 0) {
-		r = -errno;
-		log_errno(LOG_DEBUG, r, "vaddr: cannot open %s", cfg->daemon.proc_root);
+		r = v->procfd;
 		free(v);
 		return r;
 	}
@@ -741,35 +726,16 @@ static int sync_damon(struct vaddr *v)
 
 static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy_input *sys)
 {
-	struct policy_input *in = &vp->in;
-
-	*in = *sys;
-	in->refaults_known = false;
+	vp->in = *sys;
 	vp->resident = 0;
 	vp->s.memcg_known = false;
 	for (size_t c = 0; c < vp->cgroups.nr; c++) {
-		const char *cg = vp->cgroups.paths[c];
-		struct cgrp_memstat ms;
-		struct cgrp_psi psi;
-		uint64_t cur;
+		uint64_t res;
 
-		if (cgrp_memstat(v->cg, cg, &ms) == 0) {
+		if (engine_read_cgroup(v->cg, vp->cgroups.paths[c], &vp->in, &res) == 0) {
 			vp->s.memcg_known = true;
-			vp->resident += ms.anon + ms.file;
-			if (ms.refault_anon != CGRP_UNKNOWN) {
-				in->refaults_known = true;
-				in->refault_pages +=
-					ms.refault_anon +
-					(ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
-			}
+			vp->resident += res;
 		}
-		if (cgrp_pressure(v->cg, cg, &psi) == 0 && psi.known) {
-			in->psi_known = true;
-			if (psi.some_avg10 > in->psi_some_avg10)
-				in->psi_some_avg10 = psi.some_avg10;
-		}
-		if (cgrp_current(v->cg, cg, &cur) == 0)
-			in->memory_bytes += cur;
 	}
 	read_frozen(v, vp, vp->cgroups.nr);
 }
@@ -1147,7 +1113,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	vp->s.cold_bytes = 0;
 	vp->s.last_advised = vp->s.last_rss_drop = 0;
 	vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
-	policy_decide(vp->cfg, &vp->in, &vp->st);
+	policy_decide(vp->cfg, POLICY_GATES_ALL, &vp->in, &vp->st);
 	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
 		blocked |= MEMORY_ANON;
 	if ((kinds & MEMORY_FILE) && !vp->st.file_allowed)
@@ -1209,17 +1175,7 @@ static void read_clock(struct vaddr *v, const struct damon_snapshot *snap, uint6
 
 static int read_sys(struct vaddr *v, struct policy_input *in)
 {
-	char *buf = NULL;
-	int r;
-
-	memset(in, 0, sizeof(*in));
-	in->now_us = now_usec();
-	in->page_size = v->page_size;
-	if (read_file_alloc_at(v->procfd, "meminfo", &buf) < 0)
-		return -errno;
-	r = policy_parse_meminfo(buf, in);
-	free(buf);
-	return r;
+	return engine_read_sys(v->procfd, v->page_size, in);
 }
 
 /*

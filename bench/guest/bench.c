@@ -32,6 +32,7 @@
 #include "pageoutd/log.h"
 #include "pageoutd/madvise.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/pscheme.h"
 #include "../../tests/vm/guest/lifecycle.h"
 
 #define COLD_ADDR 0x7e0000000000ULL
@@ -340,7 +341,7 @@ static int method_start(enum method m, const struct workload *w, struct run *r)
 		memset(&s, 0, sizeof(s));
 		if (read_file_alloc_at(AT_FDCWD, "/proc/iomem", &iomem) < 0)
 			return -1;
-		n = paddr_ram_ranges(iomem, t.regions, 2);
+		n = pscheme_ram_ranges(iomem, t.regions, 2);
 		free(iomem);
 		if (n <= 0)
 			return -1;

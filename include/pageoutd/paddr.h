@@ -40,7 +40,7 @@ struct paddr_cgroup_stats {
 	uint64_t sz_paused;	       /* tried while the scheme was paused (action stat) */
 	uint64_t effective_quota;      /* bytes per reset interval, UINT64_MAX when unknown */
 	uint64_t resident;	       /* the memcg's anon + file now */
-	uint64_t walk_scale;	       /* the byte quota's factor (paddr_walk_scale) */
+	uint64_t walk_scale;	       /* the byte quota's factor (pscheme_walk_scale) */
 	uint64_t memcg_drop_bytes_total;
 	uint64_t refaults_total; /* pages since the cgroup got its scheme */
 	uint64_t commits;
@@ -74,47 +74,22 @@ struct paddr_stats {
 
 struct paddr;
 
-/* paddr_ram_ranges: the top-level "System RAM" ranges of /proc/iomem text, ascending, up to
- * max (the largest ones when there are more). Returns the count, 0 when the addresses read
- * as zero (no CAP_SYS_ADMIN), or -EINVAL. */
-int paddr_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max);
-
 /*
- * paddr_aggr_us: the paddr kdamond's aggregation interval, [damon] aggr_interval but at least
- * PADDR_MIN_SAMPLES samples. A physical region mixes pages of many users: with few samples per
- * interval its access count jumps between intervals (20 samples of a region 12% in use see no
- * access one interval in thirteen), every jump resets DAMON's age, and cold pages sharing a
- * region with used ones never grow min_age old (6.12, 20 samples). With 200 samples the count
- * held steady but DAMON split and merged regions only once a second: the guest bench took 23 s
- * (6.12) to reclaim 95% of the cold memory with min_age 3s; 50 samples took 14 s (6.12) and
- * 17 s (7.2), with no more of the hot set refaulted.
+ * paddr_new: the engine over an acquired damon d and the cgroup root cg, which it borrows: the
+ * caller owns both and keeps them alive until paddr_free(). cfg is borrowed too (the engine
+ * keeps pointers into it) and must live until the next paddr_set_config() or paddr_free().
+ * Opens proc_root; the kdamond is started at the first cycle. Returns 0 with *ret set (free
+ * with paddr_free), -ENOMEM, or the -errno of opening proc_root.
  */
-#define PADDR_MIN_SAMPLES 50
-uint64_t paddr_aggr_us(const struct cfg *cfg);
-
-/*
- * paddr_build_scheme: the DAMOS scheme for cgroup `memcg` (its path in the memory hierarchy)
- * under policy p, on a kernel with features f: pageout (or stat when `paused`) of regions at
- * least min_age_us old and at most max_access_rate hot, quota bytes/ms split `share` ways and
- * scaled by quota_scale, a memory-kind filter for `kinds` (MEMORY_ANON | MEMORY_FILE).
- * Exposed for tests.
- */
-void paddr_build_scheme(const struct cfg_policy *p, const struct cfg *cfg,
-			const struct damon_features *f, const char *memcg, uint64_t min_age_us,
-			double quota_scale, unsigned share, unsigned kinds, bool paused,
-			struct damon_scheme *ret);
-
-/*
- * paddr_walk_scale: the factor a cgroup's byte quota is given, since DAMON charges every byte a
- * scheme walks: the largest power of two k <= PADDR_WALK_SCALE_MAX with k x resident <= RAM
- * (1 when resident is unknown or not smaller than half of RAM).
- */
-#define PADDR_WALK_SCALE_MAX 1024
-unsigned paddr_walk_scale(uint64_t ram_bytes, uint64_t resident);
-
 int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	      const struct cgrp_root *cg);
-/* paddr_set_config: a reloaded config; policies and cgroups are matched by name and path. */
+/*
+ * paddr_set_config: a reloaded config, borrowed as in paddr_new; the previous one may be freed
+ * once this returns 0. Policies are matched by name and keep their state and figures; the
+ * schemes change at the next cycle. Returns 0 or -ENOMEM: the policies mapped before the
+ * failure point into cfg, the others into the previous config, so keep both until a call
+ * that succeeds.
+ */
 int paddr_set_config(struct paddr *p, const struct cfg *cfg);
 /* paddr_pause: an operator pauses (or resumes) a policy by name. -ENOENT: no such policy. */
 int paddr_pause(struct paddr *p, const char *policy, bool paused);

@@ -69,7 +69,7 @@ struct policy_state {
 	double age_factor, quota_scale;
 	uint64_t last_refaults, last_refault_us;
 	bool have_refaults;
-	double refault_rate;  /* ppm of the cgroup's memory per minute, last measured */
+	double refault_rate;  /* ppm of memory_bytes per minute, last measured */
 	bool operator_paused; /* set by the caller: pause/resume from the control socket */
 	/* verdict */
 	bool paused; /* nothing this cycle */
@@ -77,18 +77,35 @@ struct policy_state {
 	bool anon_allowed, file_allowed;
 	uint64_t budget; /* bytes this cycle may advise (UINT64_MAX: no quota) */
 	/*
-	 * anonymous bytes that may still go to swap before free swap falls to swap_reserve
-	 * (0 when anon is not allowed). Every advised anon byte is counted as a new swap slot,
-	 * which over-counts pages already in swap: the reserve is never eaten into.
+	 * anonymous bytes that may go to swap before free swap, as read for this cycle, falls to
+	 * swap_reserve; 0 when the policy takes no anon or there is no swap. The caller charges
+	 * every anonymous byte it advises this cycle against it as a new swap slot, pages
+	 * already in swap included, so the reserve is never eaten into.
 	 */
 	uint64_t anon_room;
 	uint64_t min_age_us; /* effective */
 	unsigned backoffs, relaxes;
 };
 
+/*
+ * The gates policy_decide applies, as flags. An engine leaves out a gate that the kernel applies
+ * for it (paddr: DAMOS quotas and free-memory watermarks). The operator's pause and the swap
+ * reserve always apply.
+ */
+enum policy_gate {
+	POLICY_GATE_QUOTA = 1u << 0,	   /* the token bucket sets the budget; else UINT64_MAX */
+	POLICY_GATE_PRESSURE = 1u << 1,	   /* pause while PSI is above pressure_limit */
+	POLICY_GATE_FREE_MEMORY = 1u << 2, /* pause while free memory is above min_free */
+};
+#define POLICY_GATES_ALL (POLICY_GATE_QUOTA | POLICY_GATE_PRESSURE | POLICY_GATE_FREE_MEMORY)
+
 void policy_state_init(struct policy_state *s);
-/* policy_decide: update the controller with `in` and set the verdict in s. */
-void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
+/*
+ * policy_decide: update the refault controller with `in` and set this cycle's verdict in s
+ * (paused and why, the kinds allowed, budget, anon_room, the effective min_age), applying the
+ * gates in `gates` (enum policy_gate flags) and no others. Cannot fail.
+ */
+void policy_decide(const struct cfg_policy *p, unsigned gates, const struct policy_input *in,
 		   struct policy_state *s);
 /*
  * policy_cgroup_gate: whether one cgroup of p whose frozen state is `frozen` (cgrp_frozen: 1,
@@ -97,10 +114,13 @@ void policy_decide(const struct cfg_policy *p, const struct policy_input *in,
  * memory is neither reclaimed nor charged to the policy's quota while the gate is closed.
  */
 enum skip_reason policy_cgroup_gate(const struct cfg_policy *p, int frozen);
-/* policy_consume: `bytes` were advised; take them from the bucket and the budget. */
+/* policy_consume: `bytes` were advised; take them from the bucket and the budget (not below 0). */
 void policy_consume(struct policy_state *s, uint64_t bytes);
 
-/* policy_meminfo: MemTotal/MemFree/SwapTotal/SwapFree from /proc/meminfo text. */
+/*
+ * policy_parse_meminfo: MemTotal, MemFree, SwapTotal and SwapFree (bytes) from /proc/meminfo
+ * text into in; other fields are untouched. Returns 0, or -EINVAL without MemTotal and MemFree.
+ */
 int policy_parse_meminfo(const char *buf, struct policy_input *in);
 
 #endif

@@ -52,7 +52,11 @@ struct vaddr_stats {
 
 struct vaddr;
 
-/* vaddr_new: the engine over an acquired damon. proc_root from the config. */
+/*
+ * vaddr_new: the engine over an acquired damon. proc_root from the config. d and cg are borrowed
+ * until vaddr_free(); cfg is borrowed (the engine keeps pointers into it) until the next
+ * vaddr_set_config() or vaddr_free().
+ */
 int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 	      const struct cgrp_root *cg);
 /* vaddr_set_config: a reloaded config; policies are matched by name, state kept. */

@@ -24,6 +24,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/pscheme.h"
 #include "pageoutd/policy.h"
 #include "pageoutd/vaddr.h"
 #include "pageoutd/vma.h"
@@ -114,7 +115,7 @@ static void parsers(const char *s, size_t len)
 	damon_parse_u64(s, len, &v);
 	cgstat_parse_stat(s, len, &v, &start);
 	cgrp_psi_parse(s, len, &psi);
-	paddr_ram_ranges(s, ram, 4);
+	pscheme_ram_ranges(s, ram, 4);
 	memset(&in, 0, sizeof(in));
 	policy_parse_meminfo(s, &in);
 	vma_parse_smaps(s, &vl);

@@ -28,6 +28,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/pscheme.h"
 #include "pageoutd/report.h"
 #include "pageoutd/util.h"
 #include "../lib/cfgtext.h"
@@ -337,7 +338,8 @@ static void run(enum fake_abi abi)
 		       "%s: the policy's 64M/1s quota split over its two cgroups, for the 10 s "
 		       "between two walks (min_age), x%" PRIu64 " for the RAM it walks",
 		       a, ws);
-		ok(ca && ws == paddr_walk_scale(paddr_stats(p)->ram_bytes, ca->resident) && ws > 1,
+		ok(ca && ws == pscheme_walk_scale(paddr_stats(p)->ram_bytes, ca->resident) &&
+			   ws > 1,
 		   "%s: the factor is RAM over a's memory (%" PRIu64 " of %" PRIu64 " bytes)", a,
 		   ca ? ca->resident : 0, paddr_stats(p)->ram_bytes);
 	}

@@ -3,7 +3,8 @@
  * cfgtext.h: a configuration from text, for the host tests and bench/host. cfgtext_load()
  * writes TOP/pageoutd.conf ("[daemon]" and the daemon lines) and TOP/conf.d/host.conf (the
  * policy, so the policy is named "host"), then loads them with cfg_load(). Each error is
- * printed as a TAP comment. Returns the configuration, or NULL.
+ * printed as a TAP comment. Returns the configuration, or NULL. cfgtext_load_tmp() does the
+ * same in a fresh directory under /tmp and removes what it wrote.
  */
 #ifndef PAGEOUTD_TESTS_CFGTEXT_H
 #define PAGEOUTD_TESTS_CFGTEXT_H
@@ -43,6 +44,24 @@ static inline struct cfg *cfgtext_load(const char *top, const char *daemon, cons
 		for (unsigned i = 0; i < errs.nr; i++)
 			printf("# %s\n", errs.msgs[i]);
 	cfg_errors_fini(&errs);
+	return cfg;
+}
+
+static inline struct cfg *cfgtext_load_tmp(const char *daemon, const char *policy)
+{
+	char top[] = "/tmp/pageoutd-cfgtext.XXXXXX", p[PATH_MAX];
+	struct cfg *cfg;
+
+	if (!mkdtemp(top))
+		return NULL;
+	cfg = cfgtext_load(top, daemon, policy);
+	snprintf(p, sizeof(p), "%s/conf.d/host.conf", top);
+	remove(p);
+	snprintf(p, sizeof(p), "%s/conf.d", top);
+	remove(p);
+	snprintf(p, sizeof(p), "%s/pageoutd.conf", top);
+	remove(p);
+	remove(top);
 	return cfg;
 }
 

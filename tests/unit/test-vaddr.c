@@ -43,60 +43,60 @@ static void policy(void)
 	struct policy_state s;
 
 	policy_state_init(&s);
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(!s.paused && s.anon_allowed && s.file_allowed && s.min_age_us == 30000000 &&
 		   s.budget == 100 << 20,
 	   "quiet start: configured min_age and the full quota");
 	policy_consume(&s, 60 << 20);
 	in.now_us += 200000;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	is_u64(s.budget, 60 << 20, "token bucket: 40M left + 20M refilled in 200 ms");
 	/* a refault spike: 1% of 1 GiB in 10 s = 6% per minute */
 	in.now_us += 10000000;
 	in.refault_pages += (1 << 30) / 100 / 4096;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(s.age_factor == 2.0 && s.quota_scale == 0.5 && s.min_age_us == 60000000 &&
 		   s.budget <= 50 << 20 && s.backoffs == 1,
 	   "refault spike: min_age doubles, quota halves (rate %.0f ppm/min)", s.refault_rate);
 	in.now_us += 10000000;
 	in.refault_pages += (1 << 30) / 100 / 4096;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(s.age_factor == 4.0 && s.backoffs == 2, "a second spike backs off further");
 	for (int i = 0; i < 20; i++) {
 		in.now_us += 10000000;
-		policy_decide(&p, &in, &s);
+		policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	}
 	ok(s.age_factor == 1.0 && s.quota_scale == 1.0 && s.relaxes > 0,
 	   "quiet minutes relax back to the configured values");
 	in.swap_free = in.swap_total / 4;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	/* the reserve, 20% of 1 GiB, rounded up to a whole byte */
 	ok(s.anon_allowed && s.anon_room == in.swap_free - (in.swap_total / 5 + 1),
 	   "25%% of swap free, reserve 20%%: anon room is the 5%% above the reserve (%" PRIu64 ")",
 	   s.anon_room);
 	in.swap_free = in.swap_total / 10;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(!s.anon_allowed && s.file_allowed && !s.anon_room && !s.paused,
 	   "swap reserve (10%% free < 20%%): anon stops, file goes on");
 	p.memory = MEMORY_ANON;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(s.paused && s.paused_why == SKIP_SWAP_RESERVE,
 	   "an anon-only policy at its swap reserve is paused (swap_reserve)");
 	p.memory = MEMORY_ANON | MEMORY_FILE;
 	in.swap_total = in.swap_free = 0;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(!s.anon_allowed, "no swap at all: no anon pageout");
 	in.psi_known = true;
 	in.psi_some_avg10 = 12.5;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(s.paused && s.paused_why == SKIP_PRESSURE, "PSI some avg10 12.5%% > 10%%: paused");
 	in.psi_known = false;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(!s.paused, "unknown PSI (cgroup v1) does not pause");
 	is_int(policy_cgroup_gate(&p, 0), SKIP_MAX, "without frozen_only a running cgroup goes");
 	is_int(policy_cgroup_gate(&p, -EOPNOTSUPP), SKIP_MAX, "... and one without a freezer");
 	p.frozen_only = true;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(!s.paused, "frozen_only does not pause the policy: each cgroup is gated");
 	is_int(policy_cgroup_gate(&p, 0), SKIP_NOT_FROZEN, "frozen_only: a running cgroup waits");
 	is_int(policy_cgroup_gate(&p, 1), SKIP_MAX, "frozen_only: a frozen cgroup goes");
@@ -104,8 +104,33 @@ static void policy(void)
 	       "frozen_only without a freezer: never reclaimed");
 	is_int(policy_cgroup_gate(&p, -ENOENT), SKIP_NOT_FROZEN, "frozen_only, cgroup gone: waits");
 	p.min_free = 100000;
-	policy_decide(&p, &in, &s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
 	ok(s.paused && s.paused_why == SKIP_FREE_MEMORY, "25%% free >= min_free 10%%: paused");
+	policy_decide(&p, POLICY_GATES_ALL & ~POLICY_GATE_FREE_MEMORY, &in, &s);
+	ok(!s.paused, "without the free-memory gate (the kernel's watermarks): not paused");
+	in.psi_known = true;
+	policy_decide(&p, POLICY_GATES_ALL & ~POLICY_GATE_FREE_MEMORY, &in, &s);
+	ok(s.paused && s.paused_why == SKIP_PRESSURE, "... the pressure gate still applies");
+	policy_decide(&p, POLICY_GATES_ALL & ~(POLICY_GATE_FREE_MEMORY | POLICY_GATE_PRESSURE), &in,
+		      &s);
+	ok(!s.paused, "without the pressure gate: not paused at 12.5%% PSI");
+	in.psi_known = false;
+	p.min_free = 0;
+	s.operator_paused = true;
+	policy_decide(&p, 0, &in, &s);
+	ok(s.paused && s.paused_why == SKIP_PAUSED, "no gates: the operator's pause still holds");
+	s.operator_paused = false;
+	policy_consume(&s, UINT64_MAX / 2);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
+	ok(s.budget < 100 << 20, "quota gate: the bucket emptied by advice limits the budget");
+	policy_decide(&p, POLICY_GATES_ALL & ~POLICY_GATE_QUOTA, &in, &s);
+	is_u64(s.budget, UINT64_MAX, "without the quota gate (the kernel's quota): no budget");
+	in.swap_total = 1ull << 30;
+	in.swap_free = in.swap_total / 10;
+	p.memory = MEMORY_ANON;
+	policy_decide(&p, 0, &in, &s);
+	ok(s.paused && s.paused_why == SKIP_SWAP_RESERVE, "no gates: the swap reserve still holds");
+	p.memory = MEMORY_ANON | MEMORY_FILE;
 	{
 		struct policy_input m = { 0 };
 

@@ -21,6 +21,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/pscheme.h"
 #include "vmtest.h"
 #include "../../lib/tap.h"
 
@@ -506,7 +507,7 @@ int main(int argc, char **argv)
 		       (tried1 - tried0) / 1024, intervals, per / 1024, exc1 - exc0);
 		ok(cs->walk_scale >= 1 &&
 			   cs->walk_scale ==
-				   paddr_walk_scale(paddr_stats(p)->ram_bytes, cs->resident),
+				   pscheme_walk_scale(paddr_stats(p)->ram_bytes, cs->resident),
 		   "walk_scale %" PRIu64 ": RAM over the cgroup's %" PRIu64 " kB", cs->walk_scale,
 		   cs->resident / 1024);
 		ok(cs->effective_quota > 0 && cs->effective_quota <= WALK * cs->walk_scale * QUOTA,

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "pageoutd/paddr.h"
+#include "pageoutd/pscheme.h"
 #include "pageoutd/util.h"
 #include "../../lib/child.h"
 
@@ -403,7 +404,7 @@ static inline int vm_system_ram(uint64_t *start, uint64_t *end)
 	char *buf = NULL;
 	int n = (int)read_file_alloc_at(AT_FDCWD, "/proc/iomem", &buf);
 
-	n = n < 0 ? n : paddr_ram_ranges(buf, &r, 1);
+	n = n < 0 ? n : pscheme_ram_ranges(buf, &r, 1);
 	free(buf);
 	if (n <= 0)
 		return n < 0 ? n : -ENOENT;

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine: what the vaddr and paddr engines share: the table of their policies, kept by name
+ * across reloads, and the figures each reads for policy_decide (the system's memory, and per
+ * cgroup its memory, refaults and PSI).
+ *
+ * An engine keeps pointers into the struct cfg it was last given (each entry's cfg): the
+ * caller owns that cfg and keeps it alive until the engine has been given the next one or
+ * freed. An inactive entry's cfg still points into the config it came from, which may be
+ * gone: it is read only while the entry is active.
+ */
+#ifndef PAGEOUTD_ENGINE_H
+#define PAGEOUTD_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pageoutd/cgroup.h"
+#include "pageoutd/config.h"
+#include "pageoutd/policy.h"
+
+#define ENGINE_POLICY_FIELDS                                                                       \
+	char name[CFG_NAME_MAX];      /* kept across reloads: the entry's identity */              \
+	const struct cfg_policy *cfg; /* borrowed; read it only while active */                    \
+	bool active		      /* in the current cfg; an inactive entry keeps its figures */
+
+struct engine_policy {
+	ENGINE_POLICY_FIELDS;
+};
+
+/*
+ * The first member of an engine's policy entry: the fields by their own names (vp->cfg), and
+ * the same storage as a struct engine_policy (vp->head) for the functions below.
+ */
+#define ENGINE_POLICY_HEAD                                                                         \
+	union {                                                                                    \
+		struct engine_policy head;                                                         \
+		struct {                                                                           \
+			ENGINE_POLICY_FIELDS;                                                      \
+		};                                                                                 \
+	}
+
+/*
+ * engine_set_policies: map cfg's policies of `engine` onto the table *pol of *nr entries of
+ * `size` bytes, each starting with ENGINE_POLICY_HEAD. An entry whose name is in cfg stays
+ * where it is with its state and gets the new cfg_policy; a new name gets a zeroed entry at the
+ * end, passed to init (if not NULL); every other entry becomes inactive. Entries are never
+ * removed, so indices stay valid across reloads. The table may move (*pol is updated).
+ * Returns 0, or -ENOMEM: the table is then valid and the entries mapped so far active.
+ */
+int engine_set_policies(void **pol, size_t *nr, size_t size, const struct cfg *cfg,
+			enum cfg_engine engine, void (*init)(struct engine_policy *e));
+
+/* engine_find_policy: the active entry named `name` in a table as above, or NULL. */
+struct engine_policy *engine_find_policy(const void *pol, size_t nr, size_t size, const char *name);
+
+/*
+ * engine_open_proc: a directory fd (O_CLOEXEC) on cfg's proc_root, owned by the caller.
+ * Returns it or -errno (logged at debug level, prefixed with `who`).
+ */
+int engine_open_proc(const struct cfg *cfg, const char *who);
+
+/*
+ * engine_read_sys: this cycle's system-wide figures into ret, which is zeroed first: the time,
+ * page_size, and MemTotal, MemFree, SwapTotal and SwapFree from meminfo beneath procfd.
+ * Returns 0, or -errno from reading meminfo, -EINVAL from parsing it (ret still has the time
+ * and page size).
+ */
+int engine_read_sys(int procfd, uint64_t page_size, struct policy_input *ret);
+
+/*
+ * engine_read_cgroup: add cgroup `path`'s figures to in: its workingset refaults (anon + file)
+ * to refault_pages, setting refaults_known, where the kernel counts them; memory.current to
+ * memory_bytes; its PSI some avg10, setting psi_known, when it is above in's. Its anon + file
+ * bytes into ret_resident. Returns 0, or the -errno of reading memory.stat: then neither
+ * refaults nor ret_resident are set, but memory.current and PSI are added as they could be read.
+ */
+int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct policy_input *in,
+		       uint64_t *ret_resident);
+
+#endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * engine: the policy table and the cgroup figures both engines use; see engine.h.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pageoutd/engine.h"
+#include "pageoutd/log.h"
+#include "pageoutd/util.h"
+
+static struct engine_policy *entry(const void *pol, size_t size, size_t i)
+{
+	return (struct engine_policy *)((const char *)pol + i * size);
+}
+
+static struct engine_policy *find_named(const void *pol, size_t nr, size_t size, const char *name)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(entry(pol, size, i)->name, name))
+			return entry(pol, size, i);
+	return NULL;
+}
+
+int engine_set_policies(void **pol, size_t *nr, size_t size, const struct cfg *cfg,
+			enum cfg_engine engine, void (*init)(struct engine_policy *e))
+{
+	for (size_t i = 0; i < *nr; i++)
+		entry(*pol, size, i)->active = false;
+	for (unsigned i = 0; i < cfg->nr_policies; i++) {
+		const struct cfg_policy *cp = &cfg->policies[i];
+		struct engine_policy *e;
+
+		if (cp->engine != engine)
+			continue;
+		e = find_named(*pol, *nr, size, cp->name);
+		if (!e) {
+			void *n = reallocarray(*pol, *nr + 1, size);
+
+			if (!n)
+				return -ENOMEM;
+			*pol = n;
+			e = entry(n, size, (*nr)++);
+			memset(e, 0, size);
+			str_copy(e->name, sizeof(e->name), cp->name);
+			if (init)
+				init(e);
+		}
+		e->cfg = cp;
+		e->active = true;
+	}
+	return 0;
+}
+
+struct engine_policy *engine_find_policy(const void *pol, size_t nr, size_t size, const char *name)
+{
+	struct engine_policy *e = find_named(pol, nr, size, name);
+
+	return e && e->active ? e : NULL;
+}
+
+int engine_open_proc(const struct cfg *cfg, const char *who)
+{
+	int fd = open(cfg->daemon.proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return log_errno(LOG_DEBUG, -errno, "%s: cannot open %s", who,
+				 cfg->daemon.proc_root);
+	return fd;
+}
+
+int engine_read_sys(int procfd, uint64_t page_size, struct policy_input *ret)
+{
+	char *buf = NULL;
+	ssize_t n;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->now_us = now_usec();
+	ret->page_size = page_size;
+	n = read_file_alloc_at(procfd, "meminfo", &buf);
+	if (n < 0)
+		return (int)n;
+	r = policy_parse_meminfo(buf, ret);
+	free(buf);
+	return r;
+}
+
+int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct policy_input *in,
+		       uint64_t *ret_resident)
+{
+	struct cgrp_memstat ms;
+	struct cgrp_psi psi;
+	uint64_t cur;
+	int r;
+
+	r = cgrp_memstat(cg, path, &ms);
+	if (r == 0) {
+		*ret_resident = ms.anon + ms.file;
+		if (ms.refault_anon != CGRP_UNKNOWN) {
+			in->refaults_known = true;
+			in->refault_pages +=
+				ms.refault_anon +
+				(ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+		}
+	}
+	if (cgrp_pressure(cg, path, &psi) == 0 && psi.known) {
+		in->psi_known = true;
+		if (psi.some_avg10 > in->psi_some_avg10)
+			in->psi_some_avg10 = psi.some_avg10;
+	}
+	if (cgrp_current(cg, path, &cur) == 0)
+		in->memory_bytes += cur;
+	return r;
+}
