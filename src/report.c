@@ -351,10 +351,23 @@ static void json_cgroups(const struct report_src *r, struct sbuf *b)
 	}
 }
 
+/*
+ * The reference semantics of MADV_PAGEOUT the vaddr engine reports: "ignore" or "recheck", and
+ * where that comes from ("release" or "configured"); both NULL without a vaddr engine.
+ */
+static void refsem_of(const struct report_src *r, const char **sem, const char **from)
+{
+	*sem = *from = NULL;
+	if (!r->vaddr)
+		return;
+	*sem = cfg_refsem_name(vaddr_refsem(r->vaddr));
+	*from = r->cfg->daemon.reference_semantics == REFSEM_AUTO ? "release" : "configured";
+}
+
 void report_stats_json(const struct report_src *r, struct sbuf *b)
 {
 	uint64_t up = now_usec() - r->started_us;
-	const char *why;
+	const char *why, *sem, *from;
 	enum report_state st = report_daemon_state(r, &why);
 
 	sbuf_printf(b, "{\"version\":\"%s\",", PACKAGE_VERSION);
@@ -370,6 +383,18 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		sbuf_puts(b, "null");
 	sbuf_puts(b, ",\"status\":");
 	sbuf_json_str(b, r->status ? r->status : "");
+	refsem_of(r, &sem, &from);
+	sbuf_puts(b, ",\"reference_semantics\":");
+	if (sem)
+		sbuf_json_str(b, sem);
+	else
+		sbuf_puts(b, "null");
+	sbuf_puts(b, ",\"reference_semantics_from\":");
+	if (from)
+		sbuf_json_str(b, from);
+	else
+		sbuf_puts(b, "null");
+	sbuf_printf(b, ",\"confirm_snapshots\":%" PRIu64, r->cfg->daemon.confirm_snapshots);
 	if (r->vaddr) {
 		const struct vaddr_stats *s = vaddr_stats(r->vaddr);
 
@@ -704,6 +729,7 @@ static void metrics_cgroups(const struct report_src *r, struct sbuf *b)
 
 void report_metrics(const struct report_src *r, struct sbuf *b)
 {
+	const char *sem, *from;
 	const struct cfg *cfg = r->cfg;
 	struct policy_figures *v = calloc(cfg->nr_policies ? cfg->nr_policies : 1, sizeof(*v));
 	const char *why;
@@ -715,8 +741,16 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 	}
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		policy_figures_of(r, &cfg->policies[i], &v[i]);
-	metric_header(b, "info", "gauge", "Version of the running pageoutd");
-	sbuf_printf(b, "pageoutd_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
+	metric_header(
+		b, "info", "gauge",
+		"Version of the running pageoutd; with a vaddr engine, what MADV_PAGEOUT does "
+		"with page references here (ignore, recheck) and the cold snapshots a range "
+		"needs");
+	refsem_of(r, &sem, &from);
+	sbuf_printf(b,
+		    "pageoutd_info{version=\"%s\",reference_semantics=\"%s\","
+		    "confirm_snapshots=\"%" PRIu64 "\"} 1\n",
+		    PACKAGE_VERSION, sem ? sem : "", r->cfg->daemon.confirm_snapshots);
 	metric_header(
 		b, "state", "gauge",
 		"1 for the daemon's state: active, idle (nothing matched), waiting (for DAMON), "
@@ -828,6 +862,8 @@ static const struct status_column status_columns[] = {
 
 void report_status(const struct report_src *r, struct sbuf *b)
 {
+	const char *sem, *from;
+
 	sbuf_printf(b, "pageoutd %s: %s; %" PRIu64 " cycles, up %" PRIu64 " s%s\n", PACKAGE_VERSION,
 		    r->status ? r->status : "starting", r->cycles,
 		    (now_usec() - r->started_us) / USEC_PER_SEC,
@@ -852,6 +888,16 @@ void report_status(const struct report_src *r, struct sbuf *b)
 			    : v.p->frozen_only ? " (frozen_only)"
 					       : "");
 	}
+	refsem_of(r, &sem, &from);
+	if (sem)
+		sbuf_printf(b,
+			    "vaddr: MADV_PAGEOUT %s here (reference_semantics %s, %s); ranges are "
+			    "advised after %" PRIu64 " cold snapshot%s\n",
+			    !strcmp(sem, "ignore") ? "ignores page references"
+						   : "re-checks accesses made during the call",
+			    sem, !strcmp(from, "release") ? "from the release" : "configured",
+			    r->cfg->daemon.confirm_snapshots,
+			    r->cfg->daemon.confirm_snapshots > 1 ? "s" : "");
 }
 
 void report_cgroups(const struct report_src *r, struct sbuf *b)

@@ -192,12 +192,14 @@ int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 		vaddr_free(v);
 		return r;
 	}
-	log_notice("vaddr: MADV_PAGEOUT %s page references on this kernel%s: %s",
-		   v->refsem == REFSEM_IGNORE ? "ignores" : "re-checks",
-		   cfg->daemon.reference_semantics == REFSEM_AUTO ? " (auto)" : " (configured)",
+	log_notice("vaddr: MADV_PAGEOUT %s (reference_semantics %s%s); a range is advised after %s",
 		   v->refsem == REFSEM_IGNORE
-			   ? "a range is advised only after two consecutive cold snapshots"
-			   : "one cold snapshot is enough, the kernel has the last word");
+			   ? "ignores page references on this kernel"
+			   : "re-checks only the accesses made during the call on this kernel",
+		   cfg_refsem_name(v->refsem),
+		   cfg->daemon.reference_semantics == REFSEM_AUTO ? ", from the release" : "",
+		   cfg->daemon.confirm_snapshots > 1 ? "two consecutive cold snapshots"
+						     : "one cold snapshot (confirm_snapshots = 1)");
 	*ret = v;
 	return 0;
 }
@@ -789,7 +791,8 @@ static int select_target(const struct vaddr *v, struct vtarget *t, struct vpolic
 			 uint64_t now, const struct vrange_list *mapped, struct vrange_list *todo)
 {
 	struct vplan_tally n = { 0 };
-	int r = vplan_select(&t->plan, p, sr, mapped, v->refsem == REFSEM_IGNORE, now, todo, &n);
+	int r = vplan_select(&t->plan, p, sr, mapped, v->cfg->daemon.confirm_snapshots > 1, now,
+			     todo, &n);
 
 	vp->s.skipped_total[SKIP_SPARSE] += n.sparse;
 	vp->s.skipped_total[SKIP_YOUNG] += n.young;

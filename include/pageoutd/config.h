@@ -38,7 +38,10 @@ struct cfg_daemon {
 	char proc_root[PATH_MAX];
 	int log_level; /* LOG_ERR..LOG_DEBUG */
 	bool dry_run;
+	/* what MADV_PAGEOUT does with page references here: reported, never relied on */
 	enum cfg_refsem reference_semantics;
+	/* vaddr: consecutive cold snapshots a range needs before it is advised (1 or 2) */
+	uint64_t confirm_snapshots;
 };
 
 struct cfg_damon {

@@ -91,7 +91,11 @@ void vaddr_cgstat(struct vaddr *v, struct cgstat *cs);
 const struct vaddr_stats *vaddr_stats(const struct vaddr *v);
 const struct vaddr_policy_stats *vaddr_policy_stats(const struct vaddr *v, const char *policy);
 const struct policy_state *vaddr_policy_state(const struct vaddr *v, const char *policy);
-/* The effective reference semantics (REFSEM_IGNORE or REFSEM_RECHECK) after auto. */
+/*
+ * vaddr_refsem: what MADV_PAGEOUT does with references on this kernel (REFSEM_IGNORE or
+ * REFSEM_RECHECK: configured, or from the release for auto). Reported only: the engine needs
+ * cfg->daemon.confirm_snapshots cold snapshots before it advises a range, on every kernel.
+ */
 enum cfg_refsem vaddr_refsem(const struct vaddr *v);
 /* vaddr_refsem_of_release: what `auto` means for a kernel release string ("6.12.5-..."). */
 enum cfg_refsem vaddr_refsem_of_release(const char *release);

@@ -129,7 +129,8 @@ def main():
         sock = T + "/run/pageoutd.sock"
         with open(T + "/main.conf", "w") as f:
             f.write("[daemon]\ninterval = 200ms\nsocket = %s\nsocket_group = nogroup\n"
-                    "state_dir = %s/run\n[damon]\nsysfs_root = %s\n" % (sock, T, admin))
+                    "state_dir = %s/run\nreference_semantics = recheck\n[damon]\n"
+                    "sysfs_root = %s\n" % (sock, T, admin))
         with open(T + "/d/web.conf", "w") as f:
             f.write("[policy]\ncgroup = %s\nengine = vaddr\n" % web_cg)
         with open(T + "/d/vms.conf", "w") as f:
@@ -230,6 +231,15 @@ def main():
            "metrics: labelled series per policy and reason")
         ok("POLICY" in ask(sock, "status") and "web" in ask(sock, "status"),
            "status: a table")
+        ok(doc and doc["reference_semantics"] == "recheck" and
+           doc["reference_semantics_from"] == "configured" and doc["confirm_snapshots"] == 2,
+           "stats: the reference semantics reported, two snapshots on every kernel")
+        ok('pageoutd_info{version="' in m and 'reference_semantics="recheck"' in m and
+           'confirm_snapshots="2"' in m,
+           "metrics: pageoutd_info labels the reference semantics and snapshots")
+        ok("MADV_PAGEOUT re-checks accesses made during the call here (reference_semantics "
+           "recheck, configured); ranges are advised after 2 cold snapshots"
+           in ask(sock, "status"), "status: says what the kernel does and the snapshots")
         ok(ask(sock, "bogus").startswith("error: unknown request"), "an unknown request is an error")
         # per cgroup: the web policy's cgroup (not frozen_only: no frozen figures)
         cgs = [c for c in doc["cgroups"] if c["policy"] == "web"] if doc else []

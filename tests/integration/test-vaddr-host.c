@@ -123,11 +123,14 @@ static void set_regions(struct fakedamon *f, const pid_t *pids)
 	}
 }
 
+/* extra [daemon] lines of the next rig_up's config */
+static const char *rig_daemon = "";
+
 static struct cfg *load_policy(const char *top, const char *state, const char *policy)
 {
-	char daemon[PATH_MAX + 64];
+	char daemon[PATH_MAX + 256];
 
-	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\n", state);
+	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\n%s", state, rig_daemon);
 	return cfgtext_load(top, daemon, policy);
 }
 
@@ -212,6 +215,55 @@ static void quota_order(const struct cgrp_root *cg, const char *mine, const char
 		   "a mostly unmapped region's mapped part is left alone and counted as sparse");
 	}
 	rig_down(&g);
+}
+
+/*
+ * Two cold snapshots before a range is advised, whatever the kernel's reference semantics:
+ * with reference_semantics = recheck (a kernel before 6.9) a cold region seen once waits,
+ * counted as unconfirmed; confirm_snapshots = 1 advises it at once.
+ */
+static unsigned first_cold_snapshot(const struct cgrp_root *cg, const char *mine, const char *procs,
+				    int fd, const char *daemon, uint64_t *unconfirmed)
+{
+	struct rig g;
+	unsigned left;
+
+	rig_daemon = daemon;
+	if (!rig_up(&g, cg, mine, procs,
+		    "min_age = 1s\nmax_access_rate = 0%\nmemory = file\nquota = 1G/1s\n",
+		    "a second engine (7.2 tree) with one more [daemon] line")) {
+		rig_daemon = "";
+		return 0;
+	}
+	rig_daemon = "";
+	vaddr_cycle(g.v);
+	g.f->nvr = 0;
+	g.f->vr[g.f->nvr++] = (struct fake_vregion){ 0, BASE(0), BASE(0) + MIB, 0, 100 };
+	usleep(1100000);
+	vaddr_cycle(g.v);
+	left = resident(fd, 0, MIB);
+	*unconfirmed = vaddr_policy_stats(g.v, "host")->skipped_total[SKIP_UNCONFIRMED];
+	rig_down(&g);
+	return left;
+}
+
+static void confirm_snapshots(const struct cgrp_root *cg, const char *mine, const char *procs,
+			      int fd)
+{
+	uint64_t unconfirmed = 0;
+	unsigned left;
+
+	left = first_cold_snapshot(cg, mine, procs, fd, "reference_semantics = recheck\n",
+				   &unconfirmed);
+	printf("# recheck, one cold snapshot: %u/256 pages resident, %" PRIu64
+	       " bytes unconfirmed\n",
+	       left, unconfirmed);
+	ok(left == 256 && unconfirmed >= MIB,
+	   "reference_semantics = recheck: a range seen cold once is not advised (unconfirmed)");
+	left = first_cold_snapshot(cg, mine, procs, fd, "confirm_snapshots = 1\n", &unconfirmed);
+	printf("# confirm_snapshots = 1, one cold snapshot: %u/256 pages resident\n", left);
+	ok(left == 0 && unconfirmed == 0,
+	   "confirm_snapshots = 1: advised at the first cold snapshot");
 }
 
 /*
@@ -843,6 +895,7 @@ int main(void)
 	kill(pids[1], SIGKILL);
 	waitpid(pids[1], NULL, 0);
 	quota_order(&cg, mine, procs, fd);
+	confirm_snapshots(&cg, mine, procs, fd);
 	edge_piece(&cg, mine, procs, fd);
 	frozen_gate(&cg, mine, procs, fd);
 	if (made)

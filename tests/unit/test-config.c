@@ -33,7 +33,8 @@ static const struct tcase cases[] = {
 	{ "empty main, no drop-ins", "", NULL, NULL, NULL, NULL, NULL, 0 },
 	{ "full daemon and damon sections",
 	  "[daemon]\ninterval = 5s\nsocket = /run/p/p.sock\nstate_dir = /run/p\nlog_level = debug\n"
-	  "dry_run = yes\nreference_semantics = ignore\nproc_root = /proc\nsocket_group = adm\n"
+	  "dry_run = yes\nreference_semantics = ignore\nconfirm_snapshots = 1\nproc_root = /proc\n"
+	  "socket_group = adm\n"
 	  "[damon]\nsysfs_root = /tmp/x\nsample_interval = 5ms\naggr_interval = 100ms\n"
 	  "update_interval = 1s\nmin_regions = 10\nmax_regions = 1000\nrelease_modules = yes\n",
 	  NULL, NULL, NULL, NULL, NULL, 0 },
@@ -138,6 +139,10 @@ static const struct tcase cases[] = {
 	  "pageoutd.conf:2: sysfs_root: ", 1 },
 	{ "bad reference_semantics", "[daemon]\nreference_semantics = sometimes\n", NULL, NULL,
 	  NULL, NULL, "pageoutd.conf:2: reference_semantics: ", 1 },
+	{ "confirm_snapshots out of range", "[daemon]\nconfirm_snapshots = 3\n", NULL, NULL, NULL,
+	  NULL, "pageoutd.conf:2: confirm_snapshots: ", 1 },
+	{ "confirm_snapshots zero", "[daemon]\nconfirm_snapshots = 0\n", NULL, NULL, NULL, NULL,
+	  "pageoutd.conf:2: confirm_snapshots: ", 1 },
 	{ "min_regions below 3", "[damon]\nmin_regions = 2\n", NULL, NULL, NULL, NULL,
 	  "pageoutd.conf:2: min_regions: ", 1 },
 	{ "max_regions below min_regions", "[damon]\nmin_regions = 100\nmax_regions = 50\n", NULL,
