@@ -438,6 +438,7 @@ int damon_release(struct damon *d)
 
 	if (!d->owned)
 		return 0;
+	memset(d->refresh_ms, 0, sizeof(d->refresh_ms));
 	for (unsigned i = 0; i < d->nr_kdamonds; i++) {
 		int k = damon_running(d, i);
 
@@ -1135,9 +1136,29 @@ void damon_snapshot_fini(struct damon_snapshot *s)
 
 /* --- stats --- */
 
+int damon_set_refresh(struct damon *d, unsigned slot, uint64_t ms)
+{
+	char p[64];
+	int r;
+
+	if (!d->owned || slot >= d->nr_kdamonds)
+		return -EPERM;
+	if (!d->feat.refresh_ms)
+		return -EOPNOTSUPP;
+	r = wr_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/refresh_ms", slot), ms);
+	if (r < 0)
+		return fail(d, r, "kdamond %u: writing %s", slot, d->err_path);
+	d->refresh_ms[slot] = ms;
+	return 0;
+}
+
 int damon_update_stats(struct damon *d, unsigned slot)
 {
-	int r = state_cmd(d, slot, "update_schemes_stats");
+	int r;
+
+	if (slot < DAMON_MAX_KDAMONDS && d->refresh_ms[slot])
+		return d->owned && slot < d->nr_kdamonds ? 0 : -EPERM;
+	r = state_cmd(d, slot, "update_schemes_stats");
 
 	if (r == 0 && d->feat.effective_bytes)
 		r = state_cmd(d, slot, "update_schemes_effective_quotas");

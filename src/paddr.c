@@ -122,6 +122,13 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 		return r;
 	}
 	p->s.goals = d->feat.goal_metric && d->feat.goal_tuner;
+	/* 6.17+: the kernel refreshes the stats itself, at most a second old at each cycle */
+	if (d->feat.refresh_ms) {
+		uint64_t ms = cfg->daemon.interval_us / USEC_PER_MSEC;
+
+		if (damon_set_refresh(d, DAMON_SLOT_PADDR, ms < 1000 ? ms : 1000) < 0)
+			log_warn("paddr: %s: the stats are updated by state commands", d->err);
+	}
 	if (cgrp_of_pid(getpid(), p->self_cg, sizeof(p->self_cg)) < 0)
 		p->self_cg[0] = '\0';
 	log_notice("paddr: the kernel reclaims and re-checks references; quotas %s",

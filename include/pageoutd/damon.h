@@ -174,6 +174,8 @@ struct damon {
 	 */
 	bool release_modules;
 	unsigned released;
+	/* refresh_ms written to each owned kdamond (6.17+), 0: stats need state commands */
+	uint64_t refresh_ms[DAMON_MAX_KDAMONDS];
 	struct damon_features feat;
 	unsigned long nr_io; /* file operations, for the cost figures */
 };
@@ -267,9 +269,19 @@ int damon_snapshot(struct damon *d, unsigned slot, struct damon_snapshot *ret);
 void damon_snapshot_fini(struct damon_snapshot *s);
 /*
  * damon_update_stats: update_schemes_stats, and the effective quotas where the kernel has
- * them, so that damon_read_stats reads fresh figures. Returns 0, -EPERM (not owned) or -errno.
+ * them, so that damon_read_stats reads fresh figures; nothing when damon_set_refresh() made
+ * the kernel refresh them itself. Returns 0, -EPERM (not owned) or -errno.
  */
 int damon_update_stats(struct damon *d, unsigned slot);
+/*
+ * damon_set_refresh: write refresh_ms (6.17+) of owned kdamond slot: the kernel then updates
+ * the schemes' stats and effective quotas itself every ms milliseconds (0: never), and
+ * damon_update_stats() writes no state command, each of which waits for the kdamond. The
+ * kernel keeps one deadline for every kdamond's refresh (a global in mm/damon/sysfs.c), so
+ * one kdamond of pageoutd's at most should have it. Returns 0, -EOPNOTSUPP (no refresh_ms),
+ * -EPERM (not owned) or -errno.
+ */
+int damon_set_refresh(struct damon *d, unsigned slot, uint64_t ms);
 /*
  * damon_read_stats: the stats of scheme `scheme` of kdamond slot into *ret, as of the last
  * damon_update_stats. The figures every kernel has must read (else -errno); those of newer

@@ -374,6 +374,40 @@ static void release_modules(void)
 	fake_free(f);
 }
 
+/* refresh_ms (6.17+): the kernel refreshes the stats; no state command, which waits */
+static void refresh(enum fake_abi abi)
+{
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	struct damon_ctx c;
+	const char *a = abi_name(abi);
+	unsigned w;
+
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	damon_write_ctx(&d, 0, &c);
+	damon_start(&d, 0);
+	if (abi == FAKE_ABI_72) {
+		is_int(damon_set_refresh(&d, 0, 1000), 0, "%s: refresh_ms written", a);
+		is_str(fake_get(f, "kdamonds/0/refresh_ms"), "1000", "%s: 1000 ms", a);
+		w = f->nwrites;
+		is_int(damon_update_stats(&d, 0), 0, "%s: stats up to date", a);
+		is_int((int)(f->nwrites - w), 0, "%s: without a state command", a);
+	} else {
+		is_int(damon_set_refresh(&d, 0, 1000), -EOPNOTSUPP, "%s: no refresh_ms", a);
+		w = f->nwrites;
+		is_int(damon_update_stats(&d, 0), 0, "%s: stats up to date", a);
+		ok(f->nwrites - w >= 1, "%s: through state commands (%u)", a, f->nwrites - w);
+	}
+	is_int(damon_set_refresh(&d, DAMON_MAX_KDAMONDS, 1000), -EPERM, "%s: only owned kdamonds",
+	       a);
+	damon_release(&d);
+	damon_close(&d);
+	fake_free(f);
+}
+
 static void old_kernel(void)
 {
 	struct fakedamon *f = fake_new(FAKE_ABI_62);
@@ -474,6 +508,8 @@ int main(void)
 	foreign(false);
 	recover();
 	exclusive();
+	refresh(FAKE_ABI_612);
+	refresh(FAKE_ABI_72);
 	release_modules();
 	old_kernel();
 	faults(FAKE_ABI_612, -EBUSY);

@@ -395,6 +395,9 @@ static void paddr_rechecks(struct damon *d)
 	is_int(r, 0, "paddr context: pageout of every region, memcg filter /vmt-cold");
 	r = r ?: damon_start(d, DAMON_SLOT_PADDR);
 	is_int(r, 0, "paddr kdamond on");
+	if (d->feat.refresh_ms)
+		is_int(damon_set_refresh(d, DAMON_SLOT_PADDR, 200), 0,
+		       "refresh_ms (6.17+): the kernel refreshes the stats every 200 ms");
 	fh0 = vm_majflt(ph);
 	/* DAMON paddr pageout takes a few seconds alone, much longer on a loaded host */
 	for (int i = 0; i < 120 && r == 0; i++) {
@@ -414,13 +417,21 @@ static void paddr_rechecks(struct damon *d)
 	   "references re-checked: under 10%% of the hot pages came back by major fault");
 	is_int(so, 0, "the other cgroup was not touched");
 	{
-		struct damon_stats st;
+		struct damon_stats st = { 0 };
+		unsigned long io = d->nr_io;
 
-		if (damon_update_stats(d, DAMON_SLOT_PADDR) == 0 &&
-		    damon_read_stats(d, DAMON_SLOT_PADDR, 0, &st) == 0)
-			printf("# paddr stats: nr_tried %" PRIu64 " sz_applied %" PRIu64
-			       " sz_ops_filter_passed %" PRId64 "\n",
-			       st.nr_tried, st.sz_applied, (int64_t)st.sz_ops_filter_passed);
+		vm_sleep_ms(400);
+		r = damon_update_stats(d, DAMON_SLOT_PADDR);
+		io = d->nr_io - io;
+		r = r ?: damon_read_stats(d, DAMON_SLOT_PADDR, 0, &st);
+		printf("# paddr stats: nr_tried %" PRIu64 " sz_applied %" PRIu64
+		       " sz_ops_filter_passed %" PRId64 " (%lu state commands)\n",
+		       st.nr_tried, st.sz_applied, (int64_t)st.sz_ops_filter_passed, io);
+		ok(r == 0 && st.sz_applied >= (uint64_t)sc * 1024 / 2,
+		   "the stats show what was paged out (%s)",
+		   d->feat.refresh_ms ? "refreshed by the kernel" : "after update_schemes_stats");
+		if (d->feat.refresh_ms)
+			is_int((int)io, 0, "with refresh_ms no state command was written for them");
 	}
 	is_int(damon_stop(d, DAMON_SLOT_PADDR), 0, "paddr kdamond off");
 	vm_reap(pc);
