@@ -181,28 +181,6 @@ static void policy_figures_of(const struct report_src *r, const struct cfg_polic
 		v->reason = "";
 }
 
-void request_parse(const char *line, struct request *ret)
-{
-	static const char *const verbs[] = {
-		[REQ_STATS] = "stats",	   [REQ_METRICS] = "metrics", [REQ_STATUS] = "status",
-		[REQ_CGROUPS] = "cgroups", [REQ_DETAIL] = "detail",   [REQ_POLICIES] = "policies",
-		[REQ_VERSION] = "version", [REQ_HELP] = "help",	      [REQ_RELOAD] = "reload",
-		[REQ_PAUSE] = "pause",	   [REQ_RESUME] = "resume",
-	};
-	const char *sp = strchr(line, ' ');
-
-	ret->verb = line;
-	ret->verb_len = sp ? (size_t)(sp - line) : strlen(line);
-	ret->arg = line + ret->verb_len;
-	while (*ret->arg == ' ')
-		ret->arg++;
-	ret->kind = REQ_UNKNOWN;
-	for (unsigned k = 0; k < REQ_UNKNOWN; k++)
-		if (strlen(verbs[k]) == ret->verb_len && !strncmp(line, verbs[k], ret->verb_len))
-			ret->kind = (enum request_kind)k;
-	ret->control = ret->kind == REQ_RELOAD || ret->kind == REQ_PAUSE || ret->kind == REQ_RESUME;
-}
-
 uint64_t report_reclaimed_bytes(const struct report_src *r)
 {
 	uint64_t sum = 0;

@@ -45,33 +45,6 @@ const char *report_state_name(enum report_state s);
  */
 enum report_state report_daemon_state(const struct report_src *r, const char **ret_reason);
 
-/* The requests the stats socket knows (pageoutd(8), REQUESTS). */
-enum request_kind {
-	REQ_STATS,
-	REQ_METRICS,
-	REQ_STATUS,
-	REQ_CGROUPS,
-	REQ_DETAIL,
-	REQ_POLICIES,
-	REQ_VERSION,
-	REQ_HELP,
-	REQ_RELOAD,
-	REQ_PAUSE,
-	REQ_RESUME,
-	REQ_UNKNOWN,
-};
-
-struct request {
-	enum request_kind kind;
-	const char *verb; /* the first word of the line, verb_len bytes */
-	size_t verb_len;
-	const char *arg; /* after the verb and its spaces; "" when none */
-	bool control;	 /* root only: reload, pause, resume */
-};
-
-/* request_parse: split one request line (no newline) into its verb and argument. Fuzzed. */
-void request_parse(const char *line, struct request *ret);
-
 /*
  * The answers append to out; on allocation failure out->oom is set and the text is cut
  * short. They only read r and what it points to, which the caller keeps valid for the call.
