@@ -66,6 +66,121 @@ uint64_t pscheme_aggr_us(const struct cfg *cfg)
 	return aggr ? aggr : 1; /* a divisor */
 }
 
+/*
+ * The access pattern: access rate at most max_access_rate of the samples of an aggregation
+ * interval. With an apply interval (6.7+) each scheme walks its regions once per min_age and
+ * has no age gate: page by page, not region by region. DAMON resets the age of every region a
+ * pageout scheme walks and applies a kdamond's schemes to each region in turn, so the first
+ * scheme with an age gate would hide every idle region from the schemes after it; the
+ * kernel's own young check decides for each page (touched since the walk before: it stays).
+ * Before 6.7 the schemes run every aggregation interval and only a region's age tells how
+ * long it has been idle.
+ */
+static void set_pattern(const struct cfg_policy *p, const struct damon_features *f, uint64_t aggr,
+			uint64_t samples, uint64_t min_age_us, struct damon_scheme *s)
+{
+	damon_pattern_all(&s->pattern);
+	s->pattern.nr_accesses_max = (uint32_t)((uint64_t)p->max_access_rate * samples / PPM_ONE);
+	if (f->apply_interval) {
+		s->pattern.age_min = 0;
+		s->apply_interval_us = min_age_us > aggr ? min_age_us : aggr;
+	} else {
+		s->pattern.age_min = (uint32_t)((min_age_us + aggr - 1) / aggr);
+	}
+}
+
+/*
+ * The quotas: the policy's rate (quota per quota interval, quota_time likewise) over the
+ * interval between two walks, which is also the reset interval, scaled by quota_scale and
+ * split over share schemes; at least one page and 1 ms where set.
+ *
+ * No prioritisation: every region the access pattern admits scores the same, so that the
+ * quota sweeps them in address order and DAMON resumes each interval where the last one ran
+ * out of quota. Weights that favour age would rank free memory and other cgroups' cold memory
+ * (the oldest regions of all) first, and DAMON charges the quota for them although the memcg
+ * filter then rejects every page: the same foreign regions would take the quota every interval.
+ */
+static void set_quotas(const struct cfg_policy *p, double quota_scale, unsigned share,
+		       struct damon_scheme *s)
+{
+	uint64_t ival = p->quota_interval_us ? p->quota_interval_us : USEC_PER_SEC;
+	double per = s->apply_interval_us ? (double)s->apply_interval_us / (double)ival : 1.0;
+
+	s->quota_reset_ms = (s->apply_interval_us ? s->apply_interval_us : ival) / USEC_PER_MSEC;
+	if (p->quota_interval_us) {
+		uint64_t b = (uint64_t)((double)p->quota_bytes * quota_scale * per) / share;
+
+		s->quota_bytes = b < 4096 ? 4096 : b;
+	}
+	if (p->quota_time_us) {
+		s->quota_ms = (uint64_t)((double)p->quota_time_us * per) / USEC_PER_MSEC / share;
+		if (!s->quota_ms)
+			s->quota_ms = 1;
+	}
+	s->weight_sz = 0;
+	s->weight_nr_accesses = 0;
+	s->weight_age = 0;
+}
+
+/*
+ * A PSI goal only where the kernel has the temporal tuner (7.1+): the full quota while stall
+ * time is below pressure_limit of the reset interval, none above it. The only tuner of 6.9 to
+ * 7.0 (consist) starts at one byte, doubles each interval and starts again after every commit,
+ * so a scheme committed each time a cgroup changes would reclaim next to nothing; there
+ * pageoutd scales the quota from PSI itself, as before 6.9.
+ */
+static void set_goal(const struct cfg_policy *p, const struct damon_features *f,
+		     struct damon_scheme *s)
+{
+	uint64_t t;
+
+	if (!f->goal_metric || !f->goal_tuner || !p->pressure_limit)
+		return;
+	t = (uint64_t)p->pressure_limit * s->quota_reset_ms * USEC_PER_MSEC / PPM_ONE;
+	s->nr_goals = 1;
+	str_copy(s->goals[0].metric, sizeof(s->goals[0].metric), "some_mem_psi_us");
+	s->goals[0].target_value = t ? t : 1;
+	str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
+}
+
+/* min_free: the scheme is active while free memory is below it (per-mille); never off below. */
+static void set_watermarks(const struct cfg_policy *p, const struct cfg *cfg,
+			   struct damon_scheme *s)
+{
+	uint64_t pm = p->min_free / 1000;
+
+	if (!p->min_free)
+		return;
+	s->wmark_free_mem_rate = true;
+	s->wmark_interval_us = cfg->daemon.interval_us;
+	s->wmark_high = s->wmark_mid = pm ? pm : 1;
+	s->wmark_low = 0;
+}
+
+/*
+ * The filters: every memcg but memcg, and anonymous or file pages when kinds holds one of
+ * them. Every filter rejects what it matches (allow=N where the kernel has `allow`), so that
+ * what no filter matches is allowed. That matters on 6.14+, where the first filter that
+ * matches decides: DAMON's paddr pageout appends its implicit young filter (reject pages
+ * accessed since DAMON last looked: the kernel's re-check) after the scheme's own, and an
+ * allow filter before it would decide first and switch the re-check off.
+ */
+static void set_filters(const char *memcg, unsigned kinds, struct damon_scheme *s)
+{
+	struct damon_filter *fl = &s->filters[s->nr_filters++];
+
+	fl->type = DAMON_FILTER_MEMCG;
+	fl->matching = false; /* every other memcg */
+	fl->allow = false;
+	str_copy(fl->memcg_path, sizeof(fl->memcg_path), memcg);
+	if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
+		fl = &s->filters[s->nr_filters++];
+		fl->type = DAMON_FILTER_ANON;
+		fl->matching = kinds == MEMORY_FILE; /* anon when only file may go */
+		fl->allow = false;
+	}
+}
+
 void pscheme_build(const struct cfg_policy *p, const struct cfg *cfg,
 		   const struct damon_features *f, const char *memcg, uint64_t min_age_us,
 		   double quota_scale, unsigned share, unsigned kinds, bool paused,
@@ -73,109 +188,15 @@ void pscheme_build(const struct cfg_policy *p, const struct cfg *cfg,
 {
 	uint64_t aggr = pscheme_aggr_us(cfg);
 	uint64_t samples = cfg->damon.sample_us ? aggr / cfg->damon.sample_us : 1;
-	struct damon_filter *fl;
 
 	memset(s, 0, sizeof(*s));
-	share = share ? share : 1;
 	kinds &= p->memory;
 	str_copy(s->action, sizeof(s->action), paused || !kinds ? "stat" : "pageout");
-	damon_pattern_all(&s->pattern);
-	s->pattern.nr_accesses_max = (uint32_t)((uint64_t)p->max_access_rate * samples / PPM_ONE);
-	if (f->apply_interval) {
-		/*
-		 * Page by page, not region by region: no age gate. DAMON resets the age of every
-		 * region a pageout scheme walks and applies a kdamond's schemes to each region in
-		 * turn, so the first scheme with an age gate would hide every idle region from the
-		 * schemes after it. Each scheme walks the regions whose access rate is low enough
-		 * once per min_age, and the kernel's own young check decides for each page: touched
-		 * since the walk before (min_age ago), it stays; otherwise it goes.
-		 */
-		s->pattern.age_min = 0;
-		s->apply_interval_us = min_age_us > aggr ? min_age_us : aggr;
-	} else {
-		/*
-		 * No apply interval (before 6.7): the schemes run every aggregation interval,
-		 * and only the age of a region tells how long it has been idle.
-		 */
-		s->pattern.age_min = (uint32_t)((min_age_us + aggr - 1) / aggr);
-	}
-	{
-		/* the configured rate, over the interval between two walks */
-		uint64_t ival = p->quota_interval_us ? p->quota_interval_us : USEC_PER_SEC;
-		double per =
-			s->apply_interval_us ? (double)s->apply_interval_us / (double)ival : 1.0;
-
-		s->quota_reset_ms =
-			(s->apply_interval_us ? s->apply_interval_us : ival) / USEC_PER_MSEC;
-		if (p->quota_interval_us) {
-			uint64_t b = (uint64_t)((double)p->quota_bytes * quota_scale * per) / share;
-
-			s->quota_bytes = b < 4096 ? 4096 : b;
-		}
-		if (p->quota_time_us) {
-			s->quota_ms =
-				(uint64_t)((double)p->quota_time_us * per) / USEC_PER_MSEC / share;
-			if (!s->quota_ms)
-				s->quota_ms = 1;
-		}
-	}
-	/*
-	 * No prioritisation: every region the access pattern admits scores the same, so that the
-	 * quota sweeps them in address order and DAMON resumes each interval where the last one
-	 * ran out of quota. Weights that favour age would rank free memory and other cgroups'
-	 * cold memory (the oldest regions of all) first, and DAMON charges the quota for them
-	 * although the memcg filter then rejects every page: the same foreign regions would take
-	 * the quota every interval and the cgroup's own cold pages would never be reached.
-	 */
-	s->weight_sz = 0;
-	s->weight_nr_accesses = 0;
-	s->weight_age = 0;
-	/*
-	 * A PSI goal only where the kernel has the temporal tuner (7.1+): the full quota while
-	 * stall time is below the target, none above it. The only tuner of 6.9 to 7.0 (consist)
-	 * starts at one byte, doubles each interval and starts again after every commit, so a
-	 * scheme committed each time a cgroup changes would reclaim next to nothing; there
-	 * pageoutd scales the quota from PSI itself, as before 6.9.
-	 */
-	if (f->goal_metric && f->goal_tuner && p->pressure_limit) {
-		/* µs of "some" memory stall per reset interval that the kernel aims at */
-		uint64_t t =
-			(uint64_t)p->pressure_limit * s->quota_reset_ms * USEC_PER_MSEC / PPM_ONE;
-
-		s->nr_goals = 1;
-		str_copy(s->goals[0].metric, sizeof(s->goals[0].metric), "some_mem_psi_us");
-		s->goals[0].target_value = t ? t : 1;
-		str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
-	}
-	if (p->min_free) {
-		uint64_t pm = p->min_free / 1000;
-
-		/* active while free memory is below min_free (per-mille); never off for low */
-		s->wmark_free_mem_rate = true;
-		s->wmark_interval_us = cfg->daemon.interval_us;
-		s->wmark_high = s->wmark_mid = pm ? pm : 1;
-		s->wmark_low = 0;
-	}
-	/*
-	 * Every filter rejects what it matches (allow=N where the kernel has `allow`), so that
-	 * what no filter matches is allowed. That matters on 6.14+, where the first filter
-	 * that matches decides: DAMON's paddr pageout appends its implicit young filter (reject
-	 * pages accessed since DAMON last looked: the kernel's re-check) after the scheme's
-	 * own, and an allow filter before it would decide first and switch the re-check off.
-	 */
-	fl = &s->filters[s->nr_filters++];
-	fl->type = DAMON_FILTER_MEMCG;
-	fl->matching = false; /* every other memcg */
-	fl->allow = false;
-	if (kinds == MEMORY_ANON || kinds == MEMORY_FILE) {
-		fl = &s->filters[s->nr_filters++];
-		fl->type = DAMON_FILTER_ANON;
-		fl->matching = kinds == MEMORY_FILE; /* anon when only file may go */
-		fl->allow = false;
-	}
-	for (unsigned i = 0; i < s->nr_filters; i++)
-		if (s->filters[i].type == DAMON_FILTER_MEMCG)
-			str_copy(s->filters[i].memcg_path, sizeof(s->filters[i].memcg_path), memcg);
+	set_pattern(p, f, aggr, samples, min_age_us, s);
+	set_quotas(p, quota_scale, share ? share : 1, s);
+	set_goal(p, f, s);
+	set_watermarks(p, cfg, s);
+	set_filters(memcg, kinds, s);
 }
 
 unsigned pscheme_walk_scale(uint64_t ram_bytes, uint64_t resident)
