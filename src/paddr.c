@@ -212,14 +212,16 @@ static int add_cg(struct paddr *p, const char *path, size_t policy)
 	return 0;
 }
 
-/* Every cgroup under an active policy that holds memory of its own gets a scheme. */
-static void sync_cgroups(struct paddr *p)
+/*
+ * collect_candidates: every cgroup under each active policy's cgroups, with the memory it
+ * holds (anon + file, its children's included on v2), into *ret (*nret entries; the caller
+ * frees each path and the array). The first policy that matches a cgroup owns it.
+ */
+static void collect_candidates(struct paddr *p, struct cand **ret, size_t *nret)
 {
 	struct cand *cand = NULL;
-	size_t ncand = 0, w = 0;
+	size_t ncand = 0;
 
-	for (size_t i = 0; i < p->nc; i++)
-		p->c[i].seen = false;
 	for (size_t pi = 0; pi < p->npol; pi++) {
 		struct paddr_policy *pp = &p->pol[pi];
 		struct cgrp_list top = { 0 }, all = { 0 };
@@ -242,7 +244,7 @@ static void sync_cgroups(struct paddr *p)
 
 			for (size_t j = 0; j < ncand && !dup; j++)
 				dup = !strcmp(cand[j].path, all.paths[k]);
-			if (dup) /* the first policy that matches a cgroup owns it */
+			if (dup)
 				continue;
 			n = reallocarray(cand, ncand + 1, sizeof(*n));
 			if (!n)
@@ -258,6 +260,17 @@ static void sync_cgroups(struct paddr *p)
 		}
 		cgrp_list_fini(&all);
 	}
+	*ret = cand;
+	*nret = ncand;
+}
+
+/*
+ * admit_candidates: a cgroup already known under the same policy is seen; a new one that holds
+ * memory of its own (on v2, beyond its children's) gets a scheme while fewer than
+ * PADDR_MAX_SCHEMES exist (the rest are counted as refused). pageoutd's own cgroup never does.
+ */
+static void admit_candidates(struct paddr *p, const struct cand *cand, size_t ncand)
+{
 	for (size_t k = 0; k < ncand; k++) {
 		struct paddr_cgroup *c = find_cg(p, cand[k].path);
 		uint64_t local = cand[k].mem;
@@ -267,7 +280,7 @@ static void sync_cgroups(struct paddr *p)
 			continue;
 		}
 		if (c)
-			continue; /* moved to another policy: dropped below, added next cycle */
+			continue; /* moved to another policy: dropped, then added next cycle */
 		if (!strcmp(cand[k].path, p->self_cg)) {
 			log_rl(LOG_NOTICE, "paddr: %s is pageoutd's own cgroup: no scheme for it",
 			       cand[k].path);
@@ -286,10 +299,13 @@ static void sync_cgroups(struct paddr *p)
 		if (add_cg(p, cand[k].path, cand[k].policy) < 0)
 			break;
 	}
-	for (size_t k = 0; k < ncand; k++)
-		free(cand[k].path);
-	free(cand);
-	/* drop what went away, keeping the order of the rest */
+}
+
+/* drop_unseen: forget the cgroups not seen this time or whose policy went, keeping the order. */
+static void drop_unseen(struct paddr *p)
+{
+	size_t w = 0;
+
 	for (size_t i = 0; i < p->nc; i++) {
 		if (!p->c[i].seen || p->c[i].policy >= p->npol || !p->pol[p->c[i].policy].active) {
 			log_info("paddr: cgroup %s leaves policy %s", p->c[i].path,
@@ -301,6 +317,11 @@ static void sync_cgroups(struct paddr *p)
 		p->c[w++] = p->c[i];
 	}
 	p->nc = w;
+}
+
+/* count_schemes: each policy's schemes, and the refused cgroups as one condition per policy. */
+static void count_schemes(struct paddr *p)
+{
 	for (size_t pi = 0; pi < p->npol; pi++) {
 		struct paddr_policy *pp = &p->pol[pi];
 
@@ -319,6 +340,23 @@ static void sync_cgroups(struct paddr *p)
 		else
 			log_cond_clear(&pp->refused_cond);
 	}
+}
+
+/* Every cgroup under an active policy that holds memory of its own gets a scheme. */
+static void sync_cgroups(struct paddr *p)
+{
+	struct cand *cand;
+	size_t ncand;
+
+	for (size_t i = 0; i < p->nc; i++)
+		p->c[i].seen = false;
+	collect_candidates(p, &cand, &ncand);
+	admit_candidates(p, cand, ncand);
+	for (size_t k = 0; k < ncand; k++)
+		free(cand[k].path);
+	free(cand);
+	drop_unseen(p);
+	count_schemes(p);
 }
 
 /* --- inputs and decisions --- */
