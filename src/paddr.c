@@ -122,11 +122,15 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 		return r;
 	}
 	p->s.goals = d->feat.goal_metric && d->feat.goal_tuner;
-	/* 6.17+: the kernel refreshes the stats itself, at most a second old at each cycle */
+	/*
+	 * 6.17+: the kernel refreshes the stats itself every quarter of a cycle (100 ms to 1 s),
+	 * so what a cycle reads is at most that old
+	 */
 	if (d->feat.refresh_ms) {
-		uint64_t ms = cfg->daemon.interval_us / USEC_PER_MSEC;
+		uint64_t ms = cfg->daemon.interval_us / USEC_PER_MSEC / 4;
 
-		if (damon_set_refresh(d, DAMON_SLOT_PADDR, ms < 1000 ? ms : 1000) < 0)
+		ms = ms < 100 ? 100 : ms > 1000 ? 1000 : ms;
+		if (damon_set_refresh(d, DAMON_SLOT_PADDR, ms) < 0)
 			log_warn("paddr: %s: the stats are updated by state commands", d->err);
 	}
 	if (cgrp_of_pid(getpid(), p->self_cg, sizeof(p->self_cg)) < 0)

@@ -573,6 +573,9 @@ int main(int argc, char **argv)
 	cb = cached_pct(PC "/b.dat");
 	sh = vm_area_swap_kb(hh, HOT_A);
 	fh1 = vm_majflt(hh);
+	/* where the kernel refreshes the stats itself (6.17+) they lag up to a second: let it */
+	vm_sleep_ms(1100);
+	paddr_cycle(p);
 	cs = paddr_cgroup_stats(p, "/vmt-pa");
 	printf("# after %u cycles: vmt-pa cold anon %ld/%d kB swapped, its file %.1f%% cached; "
 	       "vmt-pb %ld kB swapped, %.1f%% cached; hot set %ld kB swapped, %ld major faults\n",
