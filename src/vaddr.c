@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * vaddr: the engine of `engine = vaddr` policies (vaddr.h). It keeps the targets (a pidfd and
- * the /proc directory of each process of the matched cgroups), writes them to its kdamond, and
- * each cycle reads a snapshot, lets the plan (vplan.c) choose each target's cold ranges over
- * its VMAs (vma.c), and advises them with batched process_madvise(MADV_PAGEOUT) through the
- * pidfd held since registration, keeping the figures status and the log report.
+ * vaddr: the engine of `engine = vaddr` policies (vaddr.h). It makes each process of the
+ * matched cgroups a target (vtarget.c: a pidfd and its /proc directory), writes them to its
+ * kdamond, and each cycle reads a snapshot, lets the plan (vplan.c) choose each target's cold
+ * ranges over its VMAs (vma.c), and advises them with batched process_madvise(MADV_PAGEOUT)
+ * through the pidfd held since registration, keeping the figures status and the log report.
  */
 #include <config.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,20 +26,9 @@
 #include "pageoutd/vma.h"
 #include "pageoutd/vplan.h"
 #include "pageoutd/vrange.h"
-
-#define PF_KTHREAD 0x00200000u
+#include "pageoutd/vtarget.h"
 
 /* ---- the engine ---- */
-
-struct vtarget {
-	pid_t pid;
-	int pidfd, procfd;
-	unsigned policy;
-	size_t cgroup; /* the policy's matched cgroup (index in cgroups) it came from */
-	bool dead;
-	bool seeded;		  /* DAMON has it at this index (vma_seed_regions given once) */
-	struct vplan_target plan; /* what the plan keeps of it between snapshots */
-};
 
 struct vpolicy {
 	ENGINE_POLICY_HEAD; /* name, cfg, active */
@@ -54,12 +42,6 @@ struct vpolicy {
 	uint64_t resident; /* anon + file of its cgroups when this cycle's inputs were read */
 };
 
-/* a process that cannot be advised: reported once, skipped while it lives */
-struct vskip {
-	pid_t pid;
-	int pidfd;
-};
-
 struct vaddr {
 	const struct cfg *cfg;
 	struct damon *d;
@@ -68,12 +50,9 @@ struct vaddr {
 	pid_t self;
 	uint64_t page_size;
 	enum cfg_refsem refsem;
-	struct vtarget *t;
-	size_t nt, cap;
+	struct vtargets targets;
 	struct vpolicy *pol;
 	size_t npol;
-	struct vskip *skip;
-	size_t nskip;
 	bool running, dirty;
 	struct log_cond damon_cond; /* the context cannot be written or started */
 	struct log_cond read_cond;  /* snapshots cannot be read */
@@ -157,9 +136,9 @@ int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
 	v->nclock = 0;
 	v->s.aggr_us = cfg->damon.aggr_us;
 	/* targets of a policy that went away are dropped at the next cycle */
-	for (size_t i = 0; i < v->nt; i++)
-		if (v->t[i].policy >= v->npol || !v->pol[v->t[i].policy].active)
-			v->t[i].dead = true;
+	for (size_t i = 0; i < v->targets.n; i++)
+		if (v->targets.t[i].policy >= v->npol || !v->pol[v->targets.t[i].policy].active)
+			v->targets.t[i].dead = true;
 	v->dirty = true;
 	return 0;
 }
@@ -204,173 +183,19 @@ int vaddr_new(struct vaddr **ret, const struct cfg *cfg, struct damon *d,
 	return 0;
 }
 
-static void target_close(struct vtarget *t)
-{
-	if (t->pidfd >= 0)
-		close(t->pidfd);
-	if (t->procfd >= 0)
-		close(t->procfd);
-	t->pidfd = t->procfd = -1;
-	vplan_target_fini(&t->plan);
-}
-
-/* What DAMON said of a target's regions no longer holds: watch it afresh from now. */
-static void target_forget(struct vtarget *t)
-{
-	vplan_target_forget(&t->plan, now_usec());
-}
-
 void vaddr_free(struct vaddr *v)
 {
 	if (!v)
 		return;
-	for (size_t i = 0; i < v->nt; i++)
-		target_close(&v->t[i]);
-	for (size_t i = 0; i < v->nskip; i++)
-		close(v->skip[i].pidfd);
+	vtargets_fini(&v->targets);
 	for (size_t i = 0; i < v->npol; i++) {
 		cgrp_list_fini(&v->pol[i].cgroups);
 		free(v->pol[i].frozen);
 	}
-	free(v->skip);
-	free(v->t);
 	free(v->pol);
 	if (v->procfd >= 0)
 		close(v->procfd);
 	free(v);
-}
-
-/* RSS in bytes from the statm of the process behind procfd, or 0. */
-static uint64_t rss_of(const struct vaddr *v, int procfd)
-{
-	char buf[128] = "";
-	unsigned long long size, res;
-
-	if (read_file_at(procfd, "statm", buf, sizeof(buf)) <= 0 ||
-	    sscanf(buf, "%llu %llu", &size, &res) != 2)
-		return 0;
-	return (uint64_t)res * v->page_size;
-}
-
-static bool is_skipped(const struct vaddr *v, pid_t pid)
-{
-	for (size_t i = 0; i < v->nskip; i++)
-		if (v->skip[i].pid == pid)
-			return true;
-	return false;
-}
-
-static void skip_pid(struct vaddr *v, pid_t pid, int pidfd)
-{
-	struct vskip *n = reallocarray(v->skip, v->nskip + 1, sizeof(*n));
-
-	if (!n) {
-		close(pidfd);
-		return;
-	}
-	v->skip = n;
-	v->skip[v->nskip++] = (struct vskip){ pid, pidfd };
-	v->s.unadvisable++;
-}
-
-/*
- * register: pidfd first, then the /proc/PID directory, then check the pidfd's process is
- * still alive: the directory was then opened while the pid was still that process's.
- */
-static int target_add(struct vaddr *v, pid_t pid, unsigned policy, size_t cgroup)
-{
-	char name[32], stat[1024] = "";
-	int pidfd, procfd, r;
-	unsigned long flags = 0;
-	char *p;
-	struct vtarget *t;
-
-	pidfd = madv_pidfd_open(pid);
-	if (pidfd < 0)
-		return pidfd;
-	snprintf(name, sizeof(name), "%d", (int)pid);
-	procfd = openat(v->procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (procfd < 0 || madv_pidfd_alive(pidfd) < 0) {
-		if (procfd >= 0)
-			close(procfd);
-		close(pidfd);
-		return -ESRCH;
-	}
-	/* kernel threads have no user memory to advise: /proc/PID/stat flags has PF_KTHREAD */
-	if (read_file_at(procfd, "stat", stat, sizeof(stat)) > 0 && (p = strrchr(stat, ')')) &&
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 && (flags & PF_KTHREAD)) {
-		log_info("vaddr: policy %s: pid %d is a kernel thread; skipped",
-			 v->pol[policy].name, (int)pid);
-		close(procfd);
-		skip_pid(v, pid, pidfd);
-		return -EPERM;
-	}
-	r = madv_probe(pidfd, MADV_PAGEOUT);
-	if (r == -EPERM || r == -EACCES) {
-		log_warn("vaddr: policy %s: pid %d cannot be advised (%s: %s); skipped while it "
-			 "lives",
-			 v->pol[policy].name, (int)pid, r == -EPERM ? "EPERM" : "EACCES",
-			 r == -EPERM ? "CAP_SYS_NICE is missing" : "ptrace read access denied");
-		close(procfd);
-		skip_pid(v, pid, pidfd);
-		return r;
-	}
-	if (r == -ESRCH) {
-		close(procfd);
-		close(pidfd);
-		return r;
-	}
-	if (v->nt == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		struct vtarget *n = reallocarray(v->t, cap, sizeof(*n));
-
-		if (!n) {
-			close(procfd);
-			close(pidfd);
-			return -ENOMEM;
-		}
-		v->t = n;
-		v->cap = cap;
-	}
-	t = &v->t[v->nt++];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->pidfd = pidfd;
-	t->procfd = procfd;
-	t->policy = policy;
-	t->cgroup = cgroup;
-	t->plan.since_us = now_usec();
-	v->dirty = true;
-	log_debug("vaddr: policy %s: target pid %d", v->pol[policy].name, (int)pid);
-	return 0;
-}
-
-/* Drop dead targets: the last one moves into the hole so only it changes DAMON index. */
-static void targets_compact(struct vaddr *v)
-{
-	for (size_t i = 0; i < v->nt;) {
-		if (!v->t[i].dead) {
-			i++;
-			continue;
-		}
-		target_close(&v->t[i]);
-		if (i != v->nt - 1) {
-			v->t[i] = v->t[v->nt - 1];
-			/* its regions carry another process's history until DAMON updates them */
-			target_forget(&v->t[i]);
-			v->t[i].seeded = false;
-		}
-		v->nt--;
-		v->dirty = true;
-	}
-	for (size_t i = 0; i < v->nskip;) {
-		if (madv_pidfd_alive(v->skip[i].pidfd) < 0) {
-			close(v->skip[i].pidfd);
-			v->skip[i] = v->skip[--v->nskip];
-		} else {
-			i++;
-		}
-	}
 }
 
 /* A process of a matched cgroup: its policy and the cgroup (index in the policy's list). */
@@ -466,15 +291,18 @@ static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *
 }
 
 /*
- * add_target: register process p as a target (target_add). A process that exited meanwhile or
- * that cannot be advised (logged and skipped by target_add) is no error; any other failure is
+ * add_target: register process p as a target (vtargets_add). A process that exited meanwhile or
+ * that cannot be advised (logged and skipped by vtargets_add) is no error; any other failure is
  * logged here, and the process is tried again next cycle.
  */
 static void add_target(struct vaddr *v, const struct vpid *p)
 {
-	int r = target_add(v, p->pid, p->policy, p->cgroup);
+	int r = vtargets_add(&v->targets, v->procfd, p->pid, p->policy, p->cgroup,
+			     v->pol[p->policy].name);
 
-	if (r < 0 && r != -ESRCH && r != -EPERM && r != -EACCES)
+	if (r == 0)
+		v->dirty = true;
+	else if (r != -ESRCH && r != -EPERM && r != -EACCES)
 		log_rl(LOG_WARNING, "vaddr: policy %s: pid %d cannot be a target: %s",
 		       v->pol[p->policy].name, (int)p->pid, strerror(-r));
 }
@@ -485,9 +313,9 @@ static void sync_targets(struct vaddr *v)
 	struct vpid *all = NULL;
 	size_t nall = 0;
 
-	for (size_t i = 0; i < v->nt; i++)
-		if (madv_pidfd_alive(v->t[i].pidfd) < 0)
-			v->t[i].dead = true;
+	for (size_t i = 0; i < v->targets.n; i++)
+		if (madv_pidfd_alive(v->targets.t[i].pidfd) < 0)
+			v->targets.t[i].dead = true;
 	/* the figures of a cgroup no policy matches any more (an app gone) are freed */
 	if (v->cs)
 		cgstat_mark(v->cs, ENGINE_VADDR);
@@ -500,23 +328,25 @@ static void sync_targets(struct vaddr *v)
 	if (v->cs)
 		cgstat_sweep(v->cs, ENGINE_VADDR);
 	/* a target whose process left every matched cgroup is dropped */
-	for (size_t i = 0; i < v->nt; i++) {
+	for (size_t i = 0; i < v->targets.n; i++) {
+		struct vtarget *t = &v->targets.t[i];
 		bool found = false;
 
 		for (size_t k = 0; k < nall && !found; k++) {
-			found = all[k].pid == v->t[i].pid && all[k].policy == v->t[i].policy;
+			found = all[k].pid == t->pid && all[k].policy == t->policy;
 			if (found)
-				v->t[i].cgroup = all[k].cgroup; /* the first that lists it */
+				t->cgroup = all[k].cgroup; /* the first that lists it */
 		}
 		if (!found)
-			v->t[i].dead = true;
+			t->dead = true;
 	}
-	targets_compact(v);
+	if (vtargets_compact(&v->targets))
+		v->dirty = true;
 	for (size_t k = 0; k < nall; k++) {
-		bool known = all[k].pid == v->self || is_skipped(v, all[k].pid);
+		bool known = all[k].pid == v->self || vtargets_skipped(&v->targets, all[k].pid);
 
-		for (size_t i = 0; i < v->nt && !known; i++)
-			known = v->t[i].pid == all[k].pid;
+		for (size_t i = 0; i < v->targets.n && !known; i++)
+			known = v->targets.t[i].pid == all[k].pid;
 		/* the first policy that matches a process owns it */
 		for (size_t j = 0; j < k && !known; j++)
 			known = all[j].pid == all[k].pid;
@@ -525,9 +355,10 @@ static void sync_targets(struct vaddr *v)
 	}
 	for (size_t pi = 0; pi < v->npol; pi++)
 		v->pol[pi].s.procs = 0;
-	for (size_t i = 0; i < v->nt; i++)
-		v->pol[v->t[i].policy].s.procs++;
-	v->s.targets = v->nt;
+	for (size_t i = 0; i < v->targets.n; i++)
+		v->pol[v->targets.t[i].policy].s.procs++;
+	v->s.targets = v->targets.n;
+	v->s.unadvisable = v->targets.skipped_total;
 	free(all);
 }
 
@@ -558,7 +389,7 @@ unsigned vaddr_frozen_changed(struct vaddr *v)
  */
 static unsigned seed_target(const struct vaddr *v, const struct vtarget *vt, struct damon_target *t)
 {
-	uint64_t per = v->cfg->damon.max_regions / (2 * (v->nt ? v->nt : 1));
+	uint64_t per = v->cfg->damon.max_regions / (2 * (v->targets.n ? v->targets.n : 1));
 	struct vma_list vmas = { 0 };
 	char *maps = NULL;
 
@@ -613,8 +444,8 @@ const char *vaddr_error(const struct vaddr *v)
 static int fill_ctx(struct vaddr *v, struct damon_ctx *c, struct damon_target **ret_t,
 		    struct damon_scheme **ret_s)
 {
-	struct damon_target *t = *ret_t = calloc(v->nt, sizeof(*t));
-	struct damon_scheme *s = *ret_s = calloc(v->nt, sizeof(*s));
+	struct damon_target *t = *ret_t = calloc(v->targets.n, sizeof(*t));
+	struct damon_scheme *s = *ret_s = calloc(v->targets.n, sizeof(*s));
 	int seeds = 0;
 
 	c->targets = t;
@@ -627,21 +458,21 @@ static int fill_ctx(struct vaddr *v, struct damon_ctx *c, struct damon_target **
 	c->update_us = v->cfg->damon.update_us;
 	c->min_regions = v->cfg->damon.min_regions;
 	c->max_regions = v->cfg->damon.max_regions;
-	for (size_t i = 0; i < v->nt; i++) {
-		t[i].pid = v->t[i].pid;
+	for (size_t i = 0; i < v->targets.n; i++) {
+		t[i].pid = v->targets.t[i].pid;
 		/* a target new to DAMON (or to its index) starts with a region per large VMA */
-		if ((!v->running || !v->t[i].seeded) && v->seed_refused < 2)
-			seeds += seed_target(v, &v->t[i], &t[i]) > 0;
+		if ((!v->running || !v->targets.t[i].seeded) && v->seed_refused < 2)
+			seeds += seed_target(v, &v->targets.t[i], &t[i]) > 0;
 		str_copy(s[i].action, sizeof(s[i].action), "stat");
 		damon_pattern_all(&s[i].pattern);
-		if (v->nt > 1) {
+		if (v->targets.n > 1) {
 			s[i].nr_filters = 1;
 			s[i].filters[0].type = DAMON_FILTER_TARGET;
 			s[i].filters[0].target_idx = (unsigned)i;
 			s[i].filters[0].matching = false; /* filter out every other target */
 		}
 	}
-	c->nr_targets = c->nr_schemes = (unsigned)v->nt;
+	c->nr_targets = c->nr_schemes = (unsigned)v->targets.n;
 	return seeds;
 }
 
@@ -665,8 +496,8 @@ static int commit_ctx(struct vaddr *v, const struct damon_ctx *c)
 	if (r < 0)
 		return r;
 	v->s.restarts++;
-	for (size_t i = 0; i < v->nt; i++)
-		target_forget(&v->t[i]);
+	for (size_t i = 0; i < v->targets.n; i++)
+		vtarget_forget(&v->targets.t[i]);
 	return 0;
 }
 
@@ -683,11 +514,11 @@ static int sync_damon(struct vaddr *v)
 	struct damon_scheme *s = NULL;
 	int seeds, r;
 
-	if (!v->nt || (!v->dirty && v->running))
+	if (!v->targets.n || (!v->dirty && v->running))
 		log_cond_clear(&v->damon_cond); /* nothing to write, or the last write worked */
-	if (!v->dirty && (v->running || !v->nt))
+	if (!v->dirty && (v->running || !v->targets.n))
 		return 0;
-	if (!v->nt) {
+	if (!v->targets.n) {
 		/* damon_stop logs its own failure; a later write starts the kdamond afresh */
 		if (v->running)
 			(void)damon_stop(v->d, DAMON_SLOT_VADDR);
@@ -695,7 +526,7 @@ static int sync_damon(struct vaddr *v)
 		v->dirty = false;
 		return 0;
 	}
-	if (v->nt > 1 && !v->d->feat.filter_target)
+	if (v->targets.n > 1 && !v->d->feat.filter_target)
 		return damon_failed(v, -EOPNOTSUPP,
 				    "this kernel's DAMON has no target filters (Linux 6.6+): "
 				    "regions cannot be attributed to processes; vaddr policies are "
@@ -707,8 +538,8 @@ static int sync_damon(struct vaddr *v)
 	if (seeds < 0)
 		return seeds;
 	if (r == 0)
-		for (size_t i = 0; i < v->nt; i++)
-			v->t[i].seeded = true;
+		for (size_t i = 0; i < v->targets.n; i++)
+			v->targets.t[i].seeded = true;
 	if (r == -EINVAL && seeds > 0 && ++v->seed_refused == 2)
 		log_notice("vaddr: DAMON refused the seeded monitoring regions twice; new targets "
 			   "start with DAMON's own regions from now on");
@@ -898,9 +729,9 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 		mr[k].start = w[k].r.start;
 		mr[k].end = w[k].r.end;
 	}
-	rss0 = rss_of(v, t->procfd);
+	rss0 = vtarget_rss(t, v->page_size);
 	r = madv_apply(t->pidfd, mr, n, MADV_PAGEOUT, 0, v->cfg->daemon.dry_run, ms);
-	rss1 = rss_of(v, t->procfd);
+	rss1 = vtarget_rss(t, v->page_size);
 	if (rss0 > rss1)
 		*rss_drop += rss0 - rss1;
 	for (size_t k = 0; k < n; k++)
@@ -931,7 +762,7 @@ static void advise_work(struct vaddr *v, struct vpolicy *vp, struct vplan_work *
 	if (nw)
 		qsort(w, nw, sizeof(*w), cmp_work_addr);
 	for (size_t i = 0, j; i < nw; i = j) {
-		struct vtarget *t = &v->t[w[i].target];
+		struct vtarget *t = &v->targets.t[w[i].target];
 
 		for (j = i; j < nw && w[j].target == w[i].target; j++)
 			;
@@ -1006,7 +837,7 @@ static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 		       const struct damon_scheme_regions *sr, unsigned blocked, uint64_t now,
 		       struct vwork_list *wl)
 {
-	struct vtarget *t = &v->t[i];
+	struct vtarget *t = &v->targets.t[i];
 	struct vplan_params p = plan_params(v, t, vp, now);
 	struct vrange_list todo = { 0 }, clipped = { 0 }, mapped = { 0 };
 	struct vma_list flagged = { 0 };
@@ -1121,8 +952,8 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		blocked |= MEMORY_ANON;
 	if ((kinds & MEMORY_FILE) && !vp->st.file_allowed)
 		blocked |= MEMORY_FILE;
-	for (size_t i = 0; i < v->nt; i++) {
-		struct vtarget *t = &v->t[i];
+	for (size_t i = 0; i < v->targets.n; i++) {
+		struct vtarget *t = &v->targets.t[i];
 		int r;
 
 		if (t->policy != pi || t->dead)
@@ -1166,8 +997,9 @@ static void read_clock(struct vaddr *v, const struct damon_snapshot *snap, uint6
 {
 	uint64_t aggr = v->cfg->damon.aggr_us, best = 0;
 
-	for (size_t i = 0; i < v->nt && i < snap->nr_schemes; i++) {
-		uint64_t est = vplan_clock_read(&v->t[i].plan, &snap->schemes[i], aggr, now);
+	for (size_t i = 0; i < v->targets.n && i < snap->nr_schemes; i++) {
+		uint64_t est =
+			vplan_clock_read(&v->targets.t[i].plan, &snap->schemes[i], aggr, now);
 
 		/* a region whose age was reset meanwhile makes a target's estimate too long */
 		if (est && (!best || est < best))
@@ -1229,9 +1061,9 @@ int vaddr_cycle(struct vaddr *v)
 		}
 	}
 	r = sync_damon(v);
-	if (!v->nt)
+	if (!v->targets.n)
 		read_idle(v);
-	if (r < 0 || !v->nt)
+	if (r < 0 || !v->targets.n)
 		return r == -EOPNOTSUPP || r == -ESRCH || r == -EINVAL ? 0 : r;
 	r = damon_snapshot(v->d, DAMON_SLOT_VADDR, &snap);
 	if (r < 0) {
@@ -1250,9 +1082,9 @@ int vaddr_cycle(struct vaddr *v)
 	log_cond_clear(&v->read_cond);
 	v->s.snapshots++;
 	v->s.snapshot_us_total += snap.cost_us;
-	if (snap.nr_schemes != v->nt)
+	if (snap.nr_schemes != v->targets.n)
 		log_rl(LOG_WARNING, "vaddr: snapshot has %u schemes for %zu targets",
-		       snap.nr_schemes, v->nt);
+		       snap.nr_schemes, v->targets.n);
 	read_meminfo(v, &sys);
 	now = now_usec();
 	read_clock(v, &snap, now);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vtarget: the processes the vaddr engine watches. A target is a live process opened through a
+ * pidfd and its /proc/PID directory, with the policy and matched cgroup it came from and what
+ * the plan keeps of it between snapshots. The set keeps the targets in an array whose index is
+ * the target's index in the kdamond, and a skip list of processes that may not be advised.
+ */
+#ifndef PAGEOUTD_VTARGET_H
+#define PAGEOUTD_VTARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pageoutd/vplan.h"
+
+struct vtarget {
+	pid_t pid;
+	int pidfd, procfd;	  /* owned by the set; -1 once closed */
+	unsigned policy;	  /* the engine's policy index */
+	size_t cgroup;		  /* the policy's matched cgroup (index in its list) it came from */
+	bool dead;		  /* to be dropped by vtargets_compact */
+	bool seeded;		  /* DAMON has it at this index (seed regions given once) */
+	struct vplan_target plan; /* what the plan keeps of it between snapshots */
+};
+
+/* a process that cannot be advised: reported once, skipped while it lives */
+struct vskip {
+	pid_t pid;
+	int pidfd; /* owned by the set */
+};
+
+/* Zero-initialised is empty. Every fd in it is owned by it and closed by vtargets_fini. */
+struct vtargets {
+	struct vtarget *t; /* t[i] is the kdamond's target i */
+	size_t n, cap;
+	struct vskip *skip;
+	size_t nskip;
+	uint64_t skipped_total; /* processes put on the skip list, ever */
+};
+
+/*
+ * vtargets_add: open process pid as a new last target of policy and its matched cgroup: its
+ * pidfd, then its /proc/PID directory under the /proc fd proc, then check the pidfd's process
+ * is still alive (the directory was then opened while the pid was still that process's).
+ * Returns 0 (added), -ESRCH (the process exited), -EPERM (a kernel thread) or -EACCES / -EPERM
+ * (process_madvise refused: no CAP_SYS_NICE or no ptrace read access), -ENOMEM or another
+ * -errno of pidfd_open. On -EPERM and -EACCES the process is put on the skip list (logged
+ * once, naming policy `name`); on every failure nothing is added.
+ */
+int vtargets_add(struct vtargets *ts, int proc, pid_t pid, unsigned policy, size_t cgroup,
+		 const char *name);
+/*
+ * vtargets_compact: drop the dead targets, closing their fds: the last target moves into each
+ * hole, so only it changes index; a moved target is forgotten (vtarget_forget) and no longer
+ * seeded. Then drop the skipped processes that exited. Returns how many targets were dropped.
+ */
+size_t vtargets_compact(struct vtargets *ts);
+/* vtargets_fini: close every fd of ts and free it; ts is empty again. */
+void vtargets_fini(struct vtargets *ts);
+/*
+ * vtargets_skip: put process pid, behind pidfd (given to ts), on the skip list. Returns 0, or
+ * -ENOMEM: pidfd is closed and pid is not skipped.
+ */
+int vtargets_skip(struct vtargets *ts, pid_t pid, int pidfd);
+/* vtargets_skipped: whether pid is on the skip list. */
+bool vtargets_skipped(const struct vtargets *ts, pid_t pid);
+
+/* vtarget_close: close t's fds and free its plan state. */
+void vtarget_close(struct vtarget *t);
+/* vtarget_forget: what DAMON said of t's regions no longer holds: watch it afresh from now. */
+void vtarget_forget(struct vtarget *t);
+/* vtarget_rss: the resident bytes of t's process (its statm, pages of page_size), or 0. */
+uint64_t vtarget_rss(const struct vtarget *t, uint64_t page_size);
+
+#endif

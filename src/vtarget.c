@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* vtarget: the processes the vaddr engine watches, and those it may not advise (vtarget.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pageoutd/log.h"
+#include "pageoutd/madvise.h"
+#include "pageoutd/util.h"
+#include "pageoutd/vtarget.h"
+
+#define PF_KTHREAD 0x00200000u
+
+void vtarget_close(struct vtarget *t)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	if (t->procfd >= 0)
+		close(t->procfd);
+	t->pidfd = t->procfd = -1;
+	vplan_target_fini(&t->plan);
+}
+
+void vtarget_forget(struct vtarget *t)
+{
+	vplan_target_forget(&t->plan, now_usec());
+}
+
+uint64_t vtarget_rss(const struct vtarget *t, uint64_t page_size)
+{
+	char buf[128] = "";
+	unsigned long long size, res;
+
+	if (read_file_at(t->procfd, "statm", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llu", &size, &res) != 2)
+		return 0;
+	return (uint64_t)res * page_size;
+}
+
+bool vtargets_skipped(const struct vtargets *ts, pid_t pid)
+{
+	for (size_t i = 0; i < ts->nskip; i++)
+		if (ts->skip[i].pid == pid)
+			return true;
+	return false;
+}
+
+int vtargets_skip(struct vtargets *ts, pid_t pid, int pidfd)
+{
+	struct vskip *n = reallocarray(ts->skip, ts->nskip + 1, sizeof(*n));
+
+	if (!n) {
+		close(pidfd);
+		return -ENOMEM;
+	}
+	ts->skip = n;
+	ts->skip[ts->nskip++] = (struct vskip){ pid, pidfd };
+	ts->skipped_total++;
+	return 0;
+}
+
+/* Whether the process behind its /proc/PID directory procfd is a kernel thread (no user memory). */
+static bool is_kthread(int procfd)
+{
+	char stat[1024] = "";
+	unsigned long flags = 0;
+	char *p;
+
+	/* /proc/PID/stat flags has PF_KTHREAD */
+	return read_file_at(procfd, "stat", stat, sizeof(stat)) > 0 && (p = strrchr(stat, ')')) &&
+	       sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 && (flags & PF_KTHREAD);
+}
+
+int vtargets_add(struct vtargets *ts, int proc, pid_t pid, unsigned policy, size_t cgroup,
+		 const char *name)
+{
+	char dir[32];
+	int pidfd, procfd, r;
+	struct vtarget *t;
+
+	pidfd = madv_pidfd_open(pid);
+	if (pidfd < 0)
+		return pidfd;
+	snprintf(dir, sizeof(dir), "%d", (int)pid);
+	procfd = openat(proc, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0 || madv_pidfd_alive(pidfd) < 0) {
+		if (procfd >= 0)
+			close(procfd);
+		close(pidfd);
+		return -ESRCH;
+	}
+	if (is_kthread(procfd)) {
+		log_info("vaddr: policy %s: pid %d is a kernel thread; skipped", name, (int)pid);
+		close(procfd);
+		(void)vtargets_skip(ts, pid, pidfd);
+		return -EPERM;
+	}
+	r = madv_probe(pidfd, MADV_PAGEOUT);
+	if (r == -EPERM || r == -EACCES) {
+		log_warn("vaddr: policy %s: pid %d cannot be advised (%s: %s); skipped while it "
+			 "lives",
+			 name, (int)pid, r == -EPERM ? "EPERM" : "EACCES",
+			 r == -EPERM ? "CAP_SYS_NICE is missing" : "ptrace read access denied");
+		close(procfd);
+		(void)vtargets_skip(ts, pid, pidfd);
+		return r;
+	}
+	if (r == -ESRCH) {
+		close(procfd);
+		close(pidfd);
+		return r;
+	}
+	if (ts->n == ts->cap) {
+		size_t cap = ts->cap ? ts->cap * 2 : 16;
+		struct vtarget *n = reallocarray(ts->t, cap, sizeof(*n));
+
+		if (!n) {
+			close(procfd);
+			close(pidfd);
+			return -ENOMEM;
+		}
+		ts->t = n;
+		ts->cap = cap;
+	}
+	t = &ts->t[ts->n++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->pidfd = pidfd;
+	t->procfd = procfd;
+	t->policy = policy;
+	t->cgroup = cgroup;
+	t->plan.since_us = now_usec();
+	log_debug("vaddr: policy %s: target pid %d", name, (int)pid);
+	return 0;
+}
+
+size_t vtargets_compact(struct vtargets *ts)
+{
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < ts->n;) {
+		if (!ts->t[i].dead) {
+			i++;
+			continue;
+		}
+		vtarget_close(&ts->t[i]);
+		if (i != ts->n - 1) {
+			ts->t[i] = ts->t[ts->n - 1];
+			/* its regions carry another process's history until DAMON updates them */
+			vtarget_forget(&ts->t[i]);
+			ts->t[i].seeded = false;
+		}
+		ts->n--;
+		dropped++;
+	}
+	for (size_t i = 0; i < ts->nskip;) {
+		if (madv_pidfd_alive(ts->skip[i].pidfd) < 0) {
+			close(ts->skip[i].pidfd);
+			ts->skip[i] = ts->skip[--ts->nskip];
+		} else {
+			i++;
+		}
+	}
+	return dropped;
+}
+
+void vtargets_fini(struct vtargets *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		vtarget_close(&ts->t[i]);
+	for (size_t i = 0; i < ts->nskip; i++)
+		close(ts->skip[i].pidfd);
+	free(ts->t);
+	free(ts->skip);
+	*ts = (struct vtargets){ 0 };
+}
