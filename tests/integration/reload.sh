@@ -27,13 +27,14 @@ kill -HUP $pid
 wait_for "$T/log" "reload failed: keeping the current configuration (1 policies)"; ok $? "bad reload keeps the old configuration"
 grep -q "two.conf:2: cgroup: invalid value 'relative'" "$T/log"; ok $? "the error names file:line: key"
 kill -0 $pid; ok $? "daemon still running after a bad reload"
-sleep 0.5
-"$top_builddir/pageoutctl" --socket "$T/run/sock" status | grep -q "^one .*idle: no cgroup matched"; ok $? "old policy still evaluated (status: idle, no cgroup matched)"
+status_has() { "$top_builddir/pageoutctl" --socket "$T/run/sock" status > "$T/status" 2>&1; grep -q "$1" "$T/status"; }
+# the status follows a cycle after the reload: ask until it shows (10 s at most)
+status_shows() { i=0; while [ $i -lt 100 ]; do status_has "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+status_shows "^one .*idle: no cgroup matched"; ok $? "old policy still evaluated (status: idle, no cgroup matched)"
 printf '[policy]\ncgroup = /pageoutd-reload-test2\n' > "$T/d/two.conf"
 kill -HUP $pid
 wait_for "$T/log" "reloaded configuration: 2 policies"; ok $? "good reload applies"
-sleep 0.5
-"$top_builddir/pageoutctl" --socket "$T/run/sock" status | grep -q "^two .*idle: no cgroup matched"; ok $? "new policy evaluated (status: idle, no cgroup matched)"
+status_shows "^two .*idle: no cgroup matched"; ok $? "new policy evaluated (status: idle, no cgroup matched)"
 # the reload request (pageoutctl reload) answers with the file:line errors, and a key that needs
 # a restart is named in the answer and the log while its old value stays in force
 printf '[policy]\ncgroup = relative\n' > "$T/d/three.conf"
