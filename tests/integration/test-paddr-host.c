@@ -222,6 +222,7 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 		return;
 	}
 	cfg->policies[0].frozen_only = true;
+	cfg->policies[0].quota_time_us = 20000;
 	cg.freezer[0] = '\0';
 	paddr_cycle(p);
 	ok(!strcmp(fake_get(f, K "schemes/0/action"), "stat") &&
@@ -278,6 +279,7 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 		   !strcmp(fake_get(f, K "schemes/1/action"), "stat"),
 	   "the next cycle swaps them: b pages out, thawed c only counts");
 	cfg->policies[0].frozen_only = false;
+	cfg->policies[0].quota_time_us = 0;
 	cg.freezer[0] = '\0';
 	paddr_cycle(p);
 }
