@@ -226,7 +226,7 @@ static void policy_defaults(struct cfg_policy *p)
 	p->memory = MEMORY_ANON | MEMORY_FILE;
 	p->quota_bytes = 256ull << 20;
 	p->quota_interval_us = 1 * SEC;
-	p->quota_time_us = 10 * MS;
+	p->quota_time_us = 0;	    /* none: the byte quota bounds the work */
 	p->pressure_limit = 100000; /* 10% */
 	p->min_free = 0;
 	p->swap_reserve = 200000;   /* 20% */
@@ -474,6 +474,12 @@ static int parse_value(const struct key *k, const char *v, void *base, char *msg
 	}
 	switch (k->type) {
 	case K_DURATION:
+		/* quota_time = none: no time quota, as 0s */
+		if (!strcmp(k->name, "quota_time") && !strcmp(v, "none")) {
+			*(uint64_t *)((char *)base + k->off) = 0;
+			return 0;
+		}
+		return parse_number(k, v, (char *)base + k->off, msg, len);
 	case K_RATE:
 	case K_UINT:
 		return parse_number(k, v, (char *)base + k->off, msg, len);
@@ -1017,7 +1023,8 @@ const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t le
 			 fmt_duration(qi, sizeof(qi), p->quota_interval_us));
 	if (key_applies("quota_time", p->engine))
 		snprintf(qtime, sizeof(qtime), " quota_time=%s",
-			 fmt_duration(qt, sizeof(qt), p->quota_time_us));
+			 p->quota_time_us ? fmt_duration(qt, sizeof(qt), p->quota_time_us)
+					  : "none");
 	if (key_applies("frozen_only", p->engine))
 		snprintf(frozen, sizeof(frozen), " frozen_only=%s", p->frozen_only ? "yes" : "no");
 	snprintf(buf, len,

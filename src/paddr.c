@@ -33,7 +33,13 @@ struct paddr_cgroup {
 	bool seen;	       /* still wanted this cycle */
 	bool committed_paused; /* the kernel has it as a stat scheme */
 	bool was_paused;
-	int frozen; /* frozen_only: cgrp_frozen as last read */
+	/* the byte quota, time quota and goals of the scheme the kernel has (note_commit) */
+	uint64_t kquota_bytes, kquota_ms;
+	unsigned kgoals;
+	unsigned bound; /* PADDR_LIMIT_BITs that held its effective quota down at the last read */
+	bool bound_known;
+	uint64_t bound_effective; /* the effective quota then */
+	int frozen;		  /* frozen_only: cgrp_frozen as last read */
 	uint64_t last_resident, last_refaults;
 	bool have_resident, have_refaults;
 	struct paddr_cgroup_stats s;
@@ -47,6 +53,8 @@ struct paddr_policy {
 	unsigned nshare; /* the schemes its quotas are split over: frozen_only counts frozen ones */
 	struct paddr_policy_stats s;
 	struct log_cond refused_cond; /* more cgroups than schemes */
+	struct log_cond limit_cond;   /* a limit other than the byte quota binds */
+	unsigned limit_logged;	      /* the limits limit_cond names */
 };
 
 struct paddr {
@@ -501,6 +509,9 @@ static void note_commit(struct paddr *p, bool started)
 		}
 		c->kidx = (int)i;
 		c->committed_paused = !strcmp(c->want.action, "stat");
+		c->kquota_bytes = c->want.quota_bytes;
+		c->kquota_ms = c->want.quota_ms;
+		c->kgoals = c->want.nr_goals;
 		c->s.commits++;
 	}
 	p->kschemes = (unsigned)p->nc;
@@ -625,6 +636,22 @@ static void read_stats(struct paddr *p)
 			continue;
 		}
 		c->s.effective_quota = st.effective_bytes;
+		/*
+		 * Below the byte quota, what the scheme has besides it bound the walk. 0 is a
+		 * quota not computed yet (no reset interval since the scheme began): the last
+		 * verdict stands.
+		 */
+		c->bound_known = st.effective_bytes != UINT64_MAX;
+		if (!c->bound_known || c->committed_paused) {
+			c->bound = 0;
+		} else if (st.effective_bytes) {
+			c->bound_effective = st.effective_bytes;
+			c->bound = 0;
+			if (c->kquota_bytes && st.effective_bytes < c->kquota_bytes)
+				c->bound = (c->kquota_ms ? PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME)
+							 : 0) |
+					   (c->kgoals ? PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE) : 0);
+		}
 		if (c->have_base && st.sz_tried >= b->sz_tried && st.nr_tried >= b->nr_tried &&
 		    st.sz_applied >= b->sz_applied) {
 			uint64_t dt = st.sz_tried - b->sz_tried, da = st.sz_applied - b->sz_applied;
@@ -684,6 +711,96 @@ fail:
 		     "CAP_SYS_ADMIN to show addresses): paddr policies are inactive",
 		     p->cfg->daemon.proc_root, strerror(-n));
 	return n;
+}
+
+const char *paddr_limit_name(enum paddr_limit k)
+{
+	static const char *const names[PADDR_LIMIT_MAX] = {
+		[PADDR_LIMIT_QUOTA_TIME] = "quota_time",
+		[PADDR_LIMIT_PRESSURE] = "pressure_limit",
+	};
+
+	return k < PADDR_LIMIT_MAX ? names[k] : "?";
+}
+
+const char *paddr_limits_text(unsigned limits)
+{
+	static const char *const texts[] = {
+		NULL,
+		"quota_time",
+		"pressure_limit",
+		"quota_time,pressure_limit",
+	};
+
+	return texts[limits & 3];
+}
+
+/*
+ * note_limits: after the cycle's first stats read, which limit binds each policy now, counted
+ * per cycle and logged when it starts, changes and clears.
+ */
+static void note_limits(struct paddr *p)
+{
+	for (size_t pi = 0; pi < p->npol; pi++) {
+		struct paddr_policy *pp = &p->pol[pi];
+		unsigned bound = 0;
+		bool known = false;
+		uint64_t eff = 0, quota = 0;
+		char qt[32], pl[32], why[96];
+
+		if (!pp->active)
+			continue;
+		for (size_t i = 0; i < p->nc; i++) {
+			const struct paddr_cgroup *c = &p->c[i];
+
+			if (c->policy != pi || !c->have_base)
+				continue;
+			known |= c->bound_known;
+			if (!c->bound)
+				continue;
+			bound |= c->bound;
+			eff += c->bound_effective;
+			quota += c->kquota_bytes;
+		}
+		pp->s.binding = bound;
+		pp->s.binding_known = known;
+		for (int k = 0; k < PADDR_LIMIT_MAX; k++)
+			pp->s.limit_bound_cycles[k] += !!(bound & PADDR_LIMIT_BIT(k));
+		if (!bound) {
+			log_cond_clear(&pp->limit_cond);
+			continue;
+		}
+		if (pp->limit_cond.on && bound == pp->limit_logged) {
+			/* the same limits: the first line's figures stand */
+			char same[LOG_COND_TEXT_MAX];
+
+			str_copy(same, sizeof(same), pp->limit_cond.text);
+			log_cond_set(&pp->limit_cond, LOG_NOTICE, "%s", same);
+			continue;
+		}
+		snprintf(why, sizeof(why), "%s%s%s%s%s",
+			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME) ? "quota_time = " : "",
+			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME)
+				 ? fmt_duration(qt, sizeof(qt), pp->cfg->quota_time_us)
+				 : "",
+			 bound == (PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME) |
+				   PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE))
+				 ? ", "
+				 : "",
+			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE) ? "pressure_limit = " : "",
+			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE)
+				 ? fmt_rate(pl, sizeof(pl), pp->cfg->pressure_limit)
+				 : "");
+		log_cond_set(
+			&pp->limit_cond, LOG_NOTICE,
+			"paddr policy %s: %s: the kernel allows %.1f MiB of %.1f MiB per walk (%s)",
+			pp->name,
+			bound == 3 ? "quota_time or pressure_limit binds"
+			: bound & PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME) ? "quota_time binds"
+									  : "pressure_limit binds",
+			(double)eff / (1 << 20), (double)quota / (1 << 20), why);
+		pp->limit_logged = bound;
+	}
 }
 
 /* Say once per policy that frozen_only has no freezer to read. */
@@ -752,6 +869,7 @@ int paddr_cycle(struct paddr *p)
 		return 0;
 	/* the counters first, while the kernel's schemes are still the ones we know */
 	read_stats(p);
+	note_limits(p);
 	sync_cgroups(p);
 	/* what a failed read leaves out counts as 0: no swap known, so no anonymous pageout */
 	r = engine_read_sys(p->procfd, p->page_size, &sys);

@@ -31,6 +31,7 @@ struct policy_figures {
 	const uint64_t *failures; /* FAIL_MAX, NULL when the engine is not running */
 	uint64_t frozen;	  /* frozen_only: cgroups frozen now */
 	bool freezer_missing;	  /* frozen_only without a freezer: nothing is reclaimed */
+	const struct paddr_policy_stats *ps; /* paddr: the limit binding and its cycles */
 };
 
 const char *report_state_name(enum report_state s)
@@ -104,6 +105,7 @@ static void figures_from_paddr(const struct report_src *r, struct policy_figures
 	if (!s)
 		return;
 	v->state = RS_ACTIVE;
+	v->ps = s;
 	v->cgroups = s->cgroups;
 	v->reclaimed = s->applied_bytes_total;
 	v->drop = s->memcg_drop_bytes_total;
@@ -212,6 +214,27 @@ static void json_num(struct sbuf *b, const char *k, double v, bool comma)
 		sbuf_printf(b, "\"%s\":%.6g%s", k, v, comma ? "," : "");
 }
 
+/*
+ * paddr: the limit other than the byte quota that binds the policy now (null: none, or unknown
+ * where binding_limit_known is false) and the cycles each bound.
+ */
+static void json_limits(struct sbuf *b, const struct paddr_policy_stats *s)
+{
+	const char *t = s ? paddr_limits_text(s->binding) : NULL;
+
+	sbuf_puts(b, "\"binding_limit\":");
+	if (t)
+		sbuf_json_str(b, t);
+	else
+		sbuf_puts(b, "null");
+	sbuf_printf(b, ",\"binding_limit_known\":%s,\"limit_bound_cycles_total\":{",
+		    s && s->binding_known ? "true" : "false");
+	for (int k = 0; k < PADDR_LIMIT_MAX; k++)
+		json_u64(b, paddr_limit_name(k), s ? s->limit_bound_cycles[k] : 0,
+			 k + 1 < PADDR_LIMIT_MAX);
+	sbuf_puts(b, "},");
+}
+
 static void json_policy(const struct report_src *r, const struct policy_figures *v, struct sbuf *b)
 {
 	sbuf_puts(b, "{\"name\":");
@@ -258,6 +281,7 @@ static void json_policy(const struct report_src *r, const struct policy_figures 
 		json_u64(b, "quota_exceeds_total", v->qt_exceeds, true);
 		json_u64(b, "refused_cgroups", paddr_policy_stats(r->paddr, v->p->name)->refused,
 			 true);
+		json_limits(b, v->ps);
 		sbuf_puts(b, "\"schemes\":[");
 		for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++) {
 			if (strcmp(pol, v->p->name))
@@ -596,6 +620,30 @@ static void metrics_paddr(const struct report_src *r, struct sbuf *b)
 			metric_sample(b, m->name, pol, "cgroup", path, (double)x);
 		}
 	}
+	metric_header(b, "paddr_limit_bound_cycles_total", "counter",
+		      "Cycles in which a limit other than the byte quota held a scheme of the "
+		      "policy below it: quota_time, pressure_limit");
+	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
+		const struct cfg_policy *cp = &r->cfg->policies[i];
+		const struct paddr_policy_stats *s = paddr_policy_stats(r->paddr, cp->name);
+
+		for (int k = 0; s && cp->engine == ENGINE_PADDR && k < PADDR_LIMIT_MAX; k++)
+			metric_sample(b, "paddr_limit_bound_cycles_total", cp->name, "limit",
+				      paddr_limit_name(k), (double)s->limit_bound_cycles[k]);
+	}
+	metric_header(b, "paddr_limit_binding", "gauge",
+		      "1 while the limit binds the policy at the last stats read (no sample where "
+		      "the kernel reports no effective quota)");
+	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
+		const struct cfg_policy *cp = &r->cfg->policies[i];
+		const struct paddr_policy_stats *s = paddr_policy_stats(r->paddr, cp->name);
+
+		for (int k = 0;
+		     s && s->binding_known && cp->engine == ENGINE_PADDR && k < PADDR_LIMIT_MAX;
+		     k++)
+			metric_sample(b, "paddr_limit_binding", cp->name, "limit",
+				      paddr_limit_name(k), !!(s->binding & PADDR_LIMIT_BIT(k)));
+	}
 	metric_header(b, "paddr_schemes", "gauge", "DAMOS schemes on pageoutd's paddr kdamond");
 	sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n", paddr_stats(r->paddr)->schemes);
 }
@@ -860,11 +908,14 @@ void report_status(const struct report_src *r, struct sbuf *b)
 			status_columns[k].cell(&v, cell);
 			sbuf_printf(b, " %*s", status_columns[k].width, cell);
 		}
-		sbuf_printf(b, "  %s%s%s%s\n", report_state_name(v.state), v.reason[0] ? ": " : "",
-			    v.reason,
+		sbuf_printf(b, "  %s%s%s%s%s%s%s\n", report_state_name(v.state),
+			    v.reason[0] ? ": " : "", v.reason,
 			    v.freezer_missing  ? " (frozen_only: no freezer)"
 			    : v.p->frozen_only ? " (frozen_only)"
-					       : "");
+					       : "",
+			    v.ps && v.ps->binding ? " (" : "",
+			    v.ps && v.ps->binding ? paddr_limits_text(v.ps->binding) : "",
+			    v.ps && v.ps->binding ? " binds)" : "");
 	}
 	refsem_of(r, &sem, &from);
 	if (sem)
@@ -942,6 +993,16 @@ void report_detail(const struct report_src *r, struct sbuf *b)
 				    " times, refused cgroups %" PRIu64 "\n",
 				    fmt_size(x, sizeof(x), v.tried), v.qt_exceeds,
 				    paddr_policy_stats(r->paddr, v.p->name)->refused);
+			if (v.ps)
+				sbuf_printf(b,
+					    "  binding limit: %s; bound quota_time %" PRIu64
+					    " cycles, pressure_limit %" PRIu64 " cycles\n",
+					    !v.ps->binding_known
+						    ? "unknown (no effective quota here)"
+					    : v.ps->binding ? paddr_limits_text(v.ps->binding)
+							    : "none (the byte quota)",
+					    v.ps->limit_bound_cycles[PADDR_LIMIT_QUOTA_TIME],
+					    v.ps->limit_bound_cycles[PADDR_LIMIT_PRESSURE]);
 			for (size_t k = 0; (c = paddr_cgroup_at(r->paddr, k, &path, &pol)); k++)
 				if (!strcmp(pol, v.p->name))
 					sbuf_printf(

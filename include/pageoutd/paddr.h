@@ -33,6 +33,26 @@
 /* The most schemes (cgroups) one paddr kdamond is given; past it cgroups are refused. */
 #define PADDR_MAX_SCHEMES 64
 
+/*
+ * The limits other than the byte quota that can bind a scheme: DAMON's effective quota
+ * (quotas/effective_bytes, 6.9+) below the scheme's byte quota means one of these held it
+ * down, named from what the scheme was committed with: a time quota (quota_time) or a PSI goal
+ * (pressure_limit, where the kernel tunes the quota toward it).
+ */
+enum paddr_limit {
+	PADDR_LIMIT_QUOTA_TIME,
+	PADDR_LIMIT_PRESSURE,
+	PADDR_LIMIT_MAX,
+};
+#define PADDR_LIMIT_BIT(k) (1u << (k))
+/* paddr_limit_name: the configuration key of limit k ("quota_time", "pressure_limit"). */
+const char *paddr_limit_name(enum paddr_limit k);
+/*
+ * paddr_limits_text: a set of PADDR_LIMIT_BIT()s as text: "quota_time", "pressure_limit",
+ * "quota_time,pressure_limit", or NULL for the empty set. A static string.
+ */
+const char *paddr_limits_text(unsigned limits);
+
 /* Figures of one cgroup's scheme, accumulated while the cgroup held it. */
 struct paddr_cgroup_stats {
 	uint64_t nr_tried, sz_tried, nr_applied, sz_applied, qt_exceeds;
@@ -62,7 +82,15 @@ struct paddr_policy_stats {
 	uint64_t failures_total[FAIL_MAX]; /* cycles the policy's work failed, by kind */
 	bool operator_paused;
 	uint64_t frozen_cgroups; /* frozen_only: its cgroups with a scheme frozen now */
-	bool freezer_missing;	 /* frozen_only without a freezer to read: nothing reclaimed */
+	/*
+	 * The limits (PADDR_LIMIT_BIT) that held one of its schemes' effective quota below the
+	 * byte quota at the last stats read; binding_known is false where the kernel reports no
+	 * effective quota (before 6.9). limit_bound_cycles: the cycles each limit bound.
+	 */
+	unsigned binding;
+	bool binding_known;
+	uint64_t limit_bound_cycles[PADDR_LIMIT_MAX];
+	bool freezer_missing; /* frozen_only without a freezer to read: nothing reclaimed */
 };
 
 struct paddr_stats {

@@ -43,8 +43,8 @@ ok $? "quota_time on a vaddr policy is the one error, at its line (got $rc: $err
 mkdir "$T/g" "$T/h"
 printf '[policy]\ncgroup = /g\nengine = paddr\nmin_age = 1.5s\nquota = 1.5G/0.5s\nquota_time = 0s\n' > "$T/g/g.conf"
 out=$("$PAGEOUTD" --check-config -c "$T/main-ok.conf" -d "$T/g" 2>&1); rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q '^policy g: .* min_age=1500ms .* quota=1536M/500ms quota_time=0s '
-ok $? "1.5s, 1.5G/0.5s and 0s are valid and printed in whole units (got $rc: $out)"
+[ $rc -eq 0 ] && echo "$out" | grep -q '^policy g: .* min_age=1500ms .* quota=1536M/500ms quota_time=none '
+ok $? "1.5s, 1.5G/0.5s and quota_time 0s are valid and printed in whole units (0s as none) (got $rc: $out)"
 # what --check-config prints reads back as the same policies
 mkdir "$T/rt"
 cp "$top_srcdir"/conf/conf.d/*.conf "$T/g/g.conf" "$T/rt/"

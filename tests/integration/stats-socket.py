@@ -224,6 +224,17 @@ def main():
         ok(all((('pageoutd_psi_some_avg10_ratio{policy="%s"' % n) in m) ==
                (pols[n]["psi_some_avg10_ratio"] is not None) for n in pols),
            "metrics: a PSI sample exactly where the JSON has a value")
+        vms = pols.get("vms", {})
+        ok("binding_limit" in vms and vms["binding_limit"] in (None, "quota_time",
+                                                               "pressure_limit",
+                                                               "quota_time,pressure_limit") and
+           isinstance(vms.get("binding_limit_known"), bool) and
+           sorted(vms.get("limit_bound_cycles_total", {})) == ["pressure_limit", "quota_time"],
+           "stats: the paddr policy's binding limit, known or not, and its cycles per limit")
+        ok('pageoutd_paddr_limit_bound_cycles_total{policy="vms",limit="quota_time"}' in m and
+           'pageoutd_paddr_limit_bound_cycles_total{policy="vms",limit="pressure_limit"}' in m and
+           "pageoutd_paddr_limit_bound_cycles_total{policy=\"web\"" not in m,
+           "metrics: the cycles each limit bound, per paddr policy")
         ok("percent" not in m and "ppm" not in m and "_percent" not in m,
            "metrics: ratios, not percent or ppm")
         ok('pageoutd_reclaimed_bytes_total{policy="web",engine="vaddr"}' in m and

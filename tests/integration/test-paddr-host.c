@@ -222,6 +222,7 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 		return;
 	}
 	cfg->policies[0].frozen_only = true;
+	cfg->policies[0].quota_time_us = 20000;
 	cg.freezer[0] = '\0';
 	paddr_cycle(p);
 	ok(!strcmp(fake_get(f, K "schemes/0/action"), "stat") &&
@@ -278,7 +279,150 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 		   !strcmp(fake_get(f, K "schemes/1/action"), "stat"),
 	   "the next cycle swaps them: b pages out, thawed c only counts");
 	cfg->policies[0].frozen_only = false;
+	cfg->policies[0].quota_time_us = 0;
 	cg.freezer[0] = '\0';
+	paddr_cycle(p);
+}
+
+/* scheme i's effective quota in the emulated tree: `num` over `den` of its byte quota */
+static void set_effective(struct fakedamon *f, unsigned i, uint64_t num, uint64_t den)
+{
+	char p[128], v[32];
+
+	snprintf(p, sizeof(p), K "schemes/%u/quotas/bytes", i);
+	snprintf(v, sizeof(v), "%llu",
+		 (unsigned long long)(strtoull(fake_get(f, p), NULL, 10) * num / den));
+	snprintf(p, sizeof(p), K "schemes/%u/quotas/effective_bytes", i);
+	fake_set(f, p, v);
+}
+
+/* how many times `needle` occurs in the captured log past log_mark */
+static size_t log_mark;
+static unsigned log_count(const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *s = strstr(logbuf + log_mark, needle); s; s = strstr(s + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * The limit that binds: an effective quota below the byte quota names the time quota and the
+ * PSI goal (7.2: the kernel tunes toward pressure_limit) the schemes were committed with; it
+ * is logged once when it starts and once when it clears, counted per cycle and shown in
+ * status, JSON and metrics. An effective quota of 0 (not computed yet) changes nothing.
+ */
+static void limit_binding(struct fakedamon *f, struct paddr *p, struct cfg *cfg, const char *a)
+{
+	const struct paddr_policy_stats *ps = paddr_policy_stats(p, "host");
+	struct report_src src = { .cfg = cfg, .paddr = p, .status = "test" };
+	bool goals = paddr_stats(p)->goals;
+	unsigned want = goals ? PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE) : 0;
+	struct sbuf st = { 0 }, js = { 0 }, mx = { 0 };
+	uint64_t qt0, pl0;
+
+	set_effective(f, 0, 1, 1);
+	set_effective(f, 1, 1, 1);
+	paddr_cycle(p);
+	ok(ps && ps->binding == 0 && ps->binding_known,
+	   "%s: effective quota = byte quota: nothing else binds, and that is known", a);
+	qt0 = ps ? ps->limit_bound_cycles[PADDR_LIMIT_QUOTA_TIME] : 0;
+	pl0 = ps ? ps->limit_bound_cycles[PADDR_LIMIT_PRESSURE] : 0;
+	/* below the byte quota without a time quota: only a PSI goal (7.2) can be what binds */
+	set_effective(f, 1, 1, 10);
+	log_mark = strlen(logbuf);
+	paddr_cycle(p);
+	ok(ps && ps->binding == want && log_count(" the kernel allows ") == (goals ? 1 : 0),
+	   "%s: no quota_time (the default): %s", a,
+	   goals ? "the PSI goal binds, logged" : "nothing named, nothing logged");
+	set_effective(f, 1, 1, 1);
+	paddr_cycle(p);
+	is_str(fake_get(f, K "schemes/0/quotas/ms"), "0", "%s: the default: no time quota", a);
+
+	/* quota_time = 10ms: committed this cycle, binding from the next stats read */
+	cfg->policies[0].quota_time_us = 10000;
+	paddr_cycle(p);
+	ok(strcmp(fake_get(f, K "schemes/0/quotas/ms"), "0"), "%s: quota_time = 10ms: %s ms", a,
+	   fake_get(f, K "schemes/0/quotas/ms"));
+	set_effective(f, 0, 1, 8);
+	set_effective(f, 1, 1, 8);
+	log_mark = strlen(logbuf);
+	paddr_cycle(p);
+	want |= PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME);
+	ok(ps && ps->binding == want, "%s: effective quota 1/8 of the byte quota: %s binds", a,
+	   paddr_limits_text(want));
+	ok(log_count(goals ? "paddr policy host: quota_time or pressure_limit binds: the kernel "
+			     "allows "
+			   : "paddr policy host: quota_time binds: the kernel allows ") == 1 &&
+		   log_count("(quota_time = 10ms") == 1,
+	   "%s: one log line names it, with the figures and the setting", a);
+	set_effective(f, 0, 1, 5); /* the kernel's figure moves: no new line */
+	paddr_cycle(p);
+	paddr_cycle(p);
+	ok(log_count(" the kernel allows ") == 1,
+	   "%s: three cycles, the figures changing, still one line", a);
+	ok(ps && ps->limit_bound_cycles[PADDR_LIMIT_QUOTA_TIME] == qt0 + 3 &&
+		   ps->limit_bound_cycles[PADDR_LIMIT_PRESSURE] == pl0 + (goals ? 4 : 0),
+	   "%s: counted per cycle (quota_time %" PRIu64 ", pressure_limit %" PRIu64 ")", a,
+	   ps ? ps->limit_bound_cycles[PADDR_LIMIT_QUOTA_TIME] : 0,
+	   ps ? ps->limit_bound_cycles[PADDR_LIMIT_PRESSURE] : 0);
+	report_status(&src, &st);
+	report_stats_json(&src, &js);
+	report_metrics(&src, &mx);
+	ok(st.s && strstr(st.s, goals ? "(quota_time,pressure_limit binds)" : "(quota_time binds)"),
+	   "%s: status names it", a);
+	ok(js.s &&
+		   strstr(js.s, goals ? "\"binding_limit\":\"quota_time,pressure_limit\""
+				      : "\"binding_limit\":\"quota_time\"") &&
+		   strstr(js.s, "\"binding_limit_known\":true,\"limit_bound_cycles_total\":{"
+				"\"quota_time\":"),
+	   "%s: stats names it, with the cycles", a);
+	{
+		char line[160];
+
+		snprintf(line, sizeof(line),
+			 "pageoutd_paddr_limit_bound_cycles_total{policy=\"host\",limit=\"quota_"
+			 "time\"} %" PRIu64 "\n",
+			 qt0 + 3);
+		ok(mx.s && strstr(mx.s, line) &&
+			   strstr(mx.s, "pageoutd_paddr_limit_binding{policy=\"host\",limit="
+					"\"quota_time\"} 1\n"),
+		   "%s: and the metrics count it", a);
+	}
+	sbuf_fini(&st);
+	sbuf_fini(&js);
+	sbuf_fini(&mx);
+
+	/* the kernel reaches the byte quota again: cleared, once */
+	set_effective(f, 0, 1, 1);
+	set_effective(f, 1, 1, 1);
+	log_mark = strlen(logbuf);
+	paddr_cycle(p);
+	paddr_cycle(p);
+	ok(ps && ps->binding == 0 && log_count("cycles") == 1 &&
+		   log_count(" the kernel allows ") == 1 &&
+		   strstr(logbuf + log_mark, "cleared after 3"),
+	   "%s: at the byte quota again: one line says it cleared", a);
+	report_stats_json(&src, &js);
+	ok(js.s && strstr(js.s, "\"binding_limit\":null"), "%s: and stats says null", a);
+	sbuf_fini(&js);
+
+	/* 0: not computed yet (a scheme just begun): the last verdict stands, either way */
+	set_effective(f, 0, 0, 1);
+	set_effective(f, 1, 0, 1);
+	paddr_cycle(p);
+	ok(ps && ps->binding == 0 && ps->binding_known,
+	   "%s: an effective quota of 0 after none bound: still none", a);
+	set_effective(f, 0, 1, 8);
+	paddr_cycle(p);
+	set_effective(f, 0, 0, 1);
+	log_mark = strlen(logbuf);
+	paddr_cycle(p);
+	ok(ps && ps->binding & PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME) &&
+		   !strstr(logbuf + log_mark, "cleared"),
+	   "%s: and after quota_time bound: it still binds, nothing logged", a);
+	cfg->policies[0].quota_time_us = 0;
 	paddr_cycle(p);
 }
 
@@ -390,6 +534,7 @@ static void run(enum fake_abi abi)
 	       "%s: a's last 6 MiB were counted before its scheme went (3 + 1 + 6 + 1 MiB)", a);
 
 	frozen_gate(f, p, cfg);
+	limit_binding(f, p, cfg, a);
 
 	/* the kdamond turned off by someone else: restarted */
 	fake_set(f, "kdamonds/1/state", "off");

@@ -347,11 +347,12 @@ static void values(void)
 	write_file(sub, "60-f.conf",
 		   "[policy]\ncgroup = /f\nmin_age = 0s\nquota = 5000B/90s\nmin_free = 0.5%\n");
 	write_file(sub, "70-g.conf", "[policy]\ncgroup = /g\nquota = 2048TiB/1h\n");
+	write_file(sub, "80-h.conf", "[policy]\ncgroup = /h\nengine = paddr\nquota_time = none\n");
 	snprintf(main, sizeof(main), "%s/pageoutd.conf", dir);
-	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load seven policies");
+	is_int(cfg_load(main, sub, true, &cfg, &errs), 0, "load eight policies");
 	if (!cfg)
 		return;
-	is_int(cfg->nr_policies, 7, "seven policies");
+	is_int(cfg->nr_policies, 8, "eight policies");
 	is_str(cfg->policies[0].name, "10-a", "lexical order: 10-a first");
 	is_str(cfg->policies[1].name, "20-b", "then 20-b");
 	p = cfg_find_policy(cfg, "10-a");
@@ -360,6 +361,10 @@ static void values(void)
 	is_int(p->max_access_rate, 50000, "max_access_rate 5%% in ppm");
 	is_u64(p->quota_bytes, 256ull << 20, "default quota size");
 	p = cfg_find_policy(cfg, "20-b");
+	is_u64(p->quota_time_us, 0,
+	       "paddr: no time quota by default (the byte quota bounds the work)");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), " quota_time=none ",
+		"describe the default quota_time as none");
 	is_int(p->engine, ENGINE_PADDR, "engine paddr");
 	is_u64(p->quota_bytes, 64ull << 20, "quota 64M");
 	is_u64(p->quota_interval_us, 500000, "quota interval 500ms");
@@ -393,6 +398,8 @@ static void values(void)
 	is_u64(p->quota_bytes, 2048ull << 40, "quota 2048TiB");
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=2048T/1h",
 		"describe 2048TiB in T, the largest unit");
+	p = cfg_find_policy(cfg, "80-h");
+	ok(p && p->quota_time_us == 0, "quota_time = none: no time quota");
 	cfg_free(cfg);
 	snprintf(line, sizeof(line), "rm -rf '%s'", dir);
 	if (system(line) != 0)

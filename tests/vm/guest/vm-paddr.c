@@ -8,7 +8,8 @@
  * bounds. Then a reload raises it: /vmt-pa's cold memory goes, /vmt-pb keeps all of its, and
  * the hot set stays resident because DAMON's paddr pageout re-checks references.
  * Then frozen_only with a frozen and a running app under the real daemon (frozen(); alone with
- * `vm-paddr frozen`).
+ * `vm-paddr frozen`), and the shipped conf/conf.d/machines.conf with its defaults: the byte
+ * quota bounds the work, and a time quota that binds is named (quota(); `vm-paddr quota`).
  */
 #include <config.h>
 
@@ -410,6 +411,214 @@ out:
 	vm_cg_remove("/vmt-fz");
 }
 
+#define Q_DIR "/run/pageoutd-vm-pq"
+#define Q_LOG "/tmp/pageoutd-pq.log"
+#define Q_COLD 0x7e2000000000ULL
+#define Q_MB 32
+#define Q_APPS 3
+#define Q_WAIT 60 /* s: the bound for 95% of the cold memory with the shipped defaults */
+
+/*
+ * The shipped conf/conf.d/machines.conf (copied into the guest) as a drop-in, with only its
+ * cgroup glob and min_age replaced, and `extra` appended. Returns how many quota_time lines
+ * the shipped file has, -1 when it is missing.
+ */
+static int q_conf(const char *extra)
+{
+	char *text = NULL, out[8192];
+	size_t o = 0;
+	int qt = 0;
+
+	if (read_file_alloc_at(AT_FDCWD, "machines.conf", &text) < 0)
+		return -1;
+	for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		const char *w = l;
+		int n;
+
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		while (*w == ' ' || *w == '\t')
+			w++;
+		if (!strncmp(w, "cgroup", 6) && strchr(" \t=", w[6]))
+			n = snprintf(out + o, sizeof(out) - o, "cgroup = /vmt-q/*\n");
+		else if (!strncmp(w, "min_age", 7) && strchr(" \t=", w[7]))
+			n = snprintf(out + o, sizeof(out) - o, "min_age = 5s\n");
+		else
+			n = snprintf(out + o, sizeof(out) - o, "%s\n", l);
+		qt += !strncmp(w, "quota_time", 10);
+		if (n < 0 || (size_t)n >= sizeof(out) - o)
+			break;
+		o += (size_t)n;
+	}
+	snprintf(out + o, sizeof(out) - o, "%s", extra);
+	free(text);
+	vm_put(Q_DIR "/conf.d/machines.conf", out);
+	return qt;
+}
+
+/* the output of a pageoutctl command on the test's socket, into buf */
+static void q_ctl(const char *cmd, char *buf, size_t len)
+{
+	char c[128];
+	FILE *f;
+	size_t n;
+
+	snprintf(c, sizeof(c), "./pageoutctl -s " Q_DIR "/sock %s 2>&1", cmd);
+	f = popen(c, "r");
+	n = f ? fread(buf, 1, len - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		pclose(f);
+}
+
+/* kB of the apps' cold areas swapped out now */
+static long q_swapped(const pid_t *app)
+{
+	long s = 0;
+
+	for (unsigned k = 0; k < Q_APPS; k++) {
+		long v = vm_area_swap_kb(app[k], Q_COLD);
+
+		s += v > 0 ? v : 0;
+	}
+	return s;
+}
+
+static void q_spawn(pid_t *app, const struct vm_area *lay)
+{
+	static const char *const cg[Q_APPS] = { "/vmt-q/a", "/vmt-q/b", "/vmt-q/c" };
+
+	for (unsigned k = 0; k < Q_APPS; k++)
+		app[k] = vm_spawn(lay, 1, cg[k]);
+}
+
+/* lines of the log that say a limit binds (not that it cleared) */
+static unsigned q_bind_lines(void)
+{
+	char *log = NULL;
+	unsigned n = 0;
+
+	if (read_file_alloc_at(AT_FDCWD, Q_LOG, &log) < 0)
+		return 0;
+	for (char *l = log, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strstr(l, "paddr policy machines: ") && strstr(l, " the kernel allows ") &&
+		    !strstr(l, "cleared after")) {
+			printf("#   %s\n", l);
+			n++;
+		}
+	}
+	free(log);
+	return n;
+}
+
+/*
+ * The shipped machines.conf, defaults and all (no quota_time line): three VMs' cgroups under
+ * one glob with 32 MiB of cold anonymous memory each; at least 95% of it must go within
+ * Q_WAIT s, with no limit but the byte quota named. Then the same with quota_time = 10ms
+ * added: status, stats and one log line name the time quota that binds.
+ */
+static void quota(void)
+{
+	const long kb = Q_APPS * Q_MB * 1024;
+	const struct vm_area lay[1] = { { Q_COLD, Q_MB * MIB, false } };
+	char st[4096], js[32768];
+	pid_t app[Q_APPS], d;
+	time_t t0 = time(NULL);
+	long sw = 0, sw2 = 0;
+	unsigned t, t2;
+	int qt;
+
+	mkdir(Q_DIR, 0700);
+	mkdir(Q_DIR "/conf.d", 0755);
+	vm_put(Q_DIR "/pageoutd.conf",
+	       "[daemon]\ninterval = 1s\nstate_dir = " Q_DIR "\nsocket = " Q_DIR "/sock\n"
+	       "log_level = info\n[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n");
+	qt = q_conf("");
+	ok(qt == 0, "the shipped machines.conf sets no quota_time (got %d)", qt);
+	vm_cg_make("/vmt-q");
+	vm_cg_put("/vmt-q", "cgroup.subtree_control", "+memory");
+	vm_cg_make("/vmt-q/a");
+	vm_cg_make("/vmt-q/b");
+	vm_cg_make("/vmt-q/c");
+	q_spawn(app, lay);
+	ok(app[0] > 0 && app[1] > 0 && app[2] > 0,
+	   "quota: %d cgroups under /vmt-q with %d MiB of cold anonymous memory each", Q_APPS,
+	   Q_MB);
+	d = vm_daemon_start(Q_DIR, Q_LOG, ~0ULL);
+	for (t = 0; t <= Q_WAIT; t++) {
+		sw = q_swapped(app);
+		if (sw >= kb * 95 / 100)
+			break;
+		if (t % 5 == 0)
+			printf("# t=%us: %ld of %ld kB swapped\n", t, sw, kb);
+		vm_sleep_ms(1000);
+	}
+	q_ctl("status", st, sizeof(st));
+	q_ctl("stats --json", js, sizeof(js));
+	printf("# shipped defaults: %ld of %ld kB (%.1f%%) swapped after %u s\n", sw, kb,
+	       100.0 * (double)sw / (double)kb, t);
+	ok(sw >= kb * 95 / 100,
+	   "the shipped machines.conf reclaims at least 95%% of the cold memory within %d s",
+	   Q_WAIT);
+	printf("# %s", strstr(st, "\nmachines") ? strstr(st, "\nmachines") + 1 : st);
+	ok(strstr(js, "\"binding_limit\":null") && strstr(js, "\"binding_limit_known\":true") &&
+		   !strstr(st, " binds)"),
+	   "and no limit but the byte quota binds (stats and status say none)");
+	if (!ok(q_bind_lines() == 0, "nor does the log name one"))
+		vm_show_log(Q_LOG, 20);
+	is_int(vm_daemon_stop(d), 0, "pageoutd exits 0");
+	for (unsigned k = 0; k < Q_APPS; k++)
+		vm_reap(app[k]);
+
+	/* quota_time = 10ms, as the shipped file had: named when it binds */
+	q_conf("quota_time = 10ms\n");
+	q_spawn(app, lay);
+	d = vm_daemon_start(Q_DIR, Q_LOG, ~0ULL);
+	for (t2 = 0; t2 <= 30; t2++) {
+		vm_sleep_ms(1000);
+		q_ctl("status", st, sizeof(st));
+		if (strstr(st, "quota_time") && strstr(st, " binds)"))
+			break;
+	}
+	/* a few more cycles: the log line must not repeat */
+	vm_sleep_ms(5000);
+	sw2 = q_swapped(app);
+	q_ctl("status", st, sizeof(st));
+	q_ctl("stats --json", js, sizeof(js));
+	printf("# quota_time = 10ms: named after %u s; %ld of %ld kB (%.1f%%) swapped after %u s "
+	       "(%u s with the defaults for %.1f%%)\n",
+	       t2, sw2, kb, 100.0 * (double)sw2 / (double)kb, t2 + 5, t,
+	       100.0 * (double)sw / (double)kb);
+	{
+		const char *b = strstr(js, "\"binding_limit\":");
+		const char *m = strstr(js, "\"limit_bound_cycles_total\":{\"quota_time\":");
+
+		printf("# %.48s; %.56s\n", b ? b : "(no binding_limit)", m ? m : "(no cycles)");
+		ok(b && !strncmp(b, "\"binding_limit\":\"quota_time", 27) && m && atoi(m + 41) > 0,
+		   "stats: binding_limit names quota_time, and counts the cycles it bound");
+	}
+	printf("# %s", strstr(st, "\nmachines") ? strstr(st, "\nmachines") + 1 : st);
+	ok(strstr(st, "quota_time") && strstr(st, " binds)"), "status names it");
+	is_int(vm_daemon_stop(d), 0, "pageoutd exits 0");
+	{
+		unsigned n = q_bind_lines();
+
+		if (!ok(n == 1, "and the log says it once (%u lines)", n))
+			vm_show_log(Q_LOG, 20);
+	}
+	for (unsigned k = 0; k < Q_APPS; k++)
+		vm_reap(app[k]);
+	vm_cg_remove("/vmt-q/a");
+	vm_cg_remove("/vmt-q/b");
+	vm_cg_remove("/vmt-q/c");
+	vm_cg_remove("/vmt-q");
+	printf("# quota: %ld s in the guest\n", (long)(time(NULL) - t0));
+}
+
 int main(int argc, char **argv)
 {
 	const struct vm_area hot[1] = { { HOT_A, HOT_MB * MIB, true } };
@@ -435,6 +644,10 @@ int main(int argc, char **argv)
 		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
 	if (argc > 1 && !strcmp(argv[1], "frozen")) {
 		frozen();
+		return tap_exit();
+	}
+	if (argc > 1 && !strcmp(argv[1], "quota")) {
+		quota();
 		return tap_exit();
 	}
 	mkdir(state_dir, 0700);
@@ -636,5 +849,6 @@ int main(int argc, char **argv)
 	cfg_free(cfg);
 	cfg_free(cfg2);
 	frozen();
+	quota();
 	return tap_exit();
 }
