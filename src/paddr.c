@@ -131,14 +131,14 @@ int paddr_new(struct paddr **ret, const struct cfg *cfg, struct damon *d,
 	}
 	p->s.goals = d->feat.goal_metric && d->feat.goal_tuner;
 	/*
-	 * 6.17+: the kernel refreshes the stats itself every quarter of a cycle (100 ms to 1 s),
-	 * so what a cycle reads is at most that old
+	 * 6.17+: the kernel refreshes the stats itself every cycle interval, at most every
+	 * second, so what a cycle reads is at most that old. Not more often: each refresh holds
+	 * the DAMON sysfs lock, and a write of pageoutd's that meets it is refused (EBUSY).
 	 */
 	if (d->feat.refresh_ms) {
-		uint64_t ms = cfg->daemon.interval_us / USEC_PER_MSEC / 4;
+		uint64_t ms = cfg->daemon.interval_us / USEC_PER_MSEC;
 
-		ms = ms < 100 ? 100 : ms > 1000 ? 1000 : ms;
-		if (damon_set_refresh(d, DAMON_SLOT_PADDR, ms) < 0)
+		if (damon_set_refresh(d, DAMON_SLOT_PADDR, ms < 1000 ? ms : 1000) < 0)
 			log_warn("paddr: %s: the stats are updated by state commands", d->err);
 	}
 	if (cgrp_of_pid(getpid(), p->self_cg, sizeof(p->self_cg)) < 0)
