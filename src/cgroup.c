@@ -476,6 +476,9 @@ int cgrp_frozen(const struct cgrp_root *root, const char *path)
 	r = read_value(root, path, "cgroup.events", buf, sizeof(buf));
 	if (r < 0)
 		return r;
+	/* every live cgroup's events hold "populated"; one being removed may read empty */
+	if (r == 0)
+		return -ENOENT;
 	return cgrp_frozen_parse(2, buf, (size_t)r);
 }
 

@@ -889,6 +889,10 @@ int paddr_cycle(struct paddr *p)
 		p->pol[c->policy].s.frozen_cgroups += c->frozen == 1;
 		p->pol[c->policy].s.freezer_missing |= c->frozen == -EOPNOTSUPP;
 	}
+	/* a freezer one cgroup of the policy answered is there: the others were transient */
+	for (size_t i = 0; i < p->nc; i++)
+		if (p->c[i].frozen == 0 || p->c[i].frozen == 1)
+			p->pol[p->c[i].policy].s.freezer_missing = false;
 	share_quotas(p);
 	for (size_t i = 0; i < p->nc; i++) {
 		struct paddr_cgroup *c = &p->c[i];

@@ -228,7 +228,7 @@ static void set_frozen(struct vaddr *v, struct vpolicy *vp, size_t c, int f)
 static unsigned read_frozen(struct vaddr *v, struct vpolicy *vp, size_t old_nr)
 {
 	unsigned newly = 0, frozen = 0;
-	bool missing = false;
+	bool missing = false, answered = false;
 
 	for (size_t c = 0; c < vp->cgroups.nr; c++) {
 		int f = 1;
@@ -236,6 +236,7 @@ static unsigned read_frozen(struct vaddr *v, struct vpolicy *vp, size_t old_nr)
 		if (vp->cfg->frozen_only) {
 			f = cgrp_frozen(v->cg, vp->cgroups.paths[c]);
 			missing |= f == -EOPNOTSUPP;
+			answered |= f == 0 || f == 1;
 			/* one that cannot be watched (v1: -EOPNOTSUPP) is still read each cycle */
 			if (v->watchfd >= 0)
 				(void)cgrp_watch_add(v->cg, v->watchfd, vp->cgroups.paths[c]);
@@ -245,6 +246,8 @@ static unsigned read_frozen(struct vaddr *v, struct vpolicy *vp, size_t old_nr)
 		set_frozen(v, vp, c, f);
 	}
 	vp->s.frozen_cgroups = vp->cfg->frozen_only ? frozen : 0;
+	/* a freezer one cgroup answered is there: the others' answers were transient */
+	missing = missing && !answered;
 	vp->s.freezer_missing = missing;
 	if (missing && !vp->freezer_warned)
 		log_warn("vaddr: policy %s: frozen_only, but no cgroup freezer to read (cgroup v1 "

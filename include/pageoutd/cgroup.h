@@ -88,7 +88,8 @@ int cgrp_psi_parse(const char *buf, size_t len, struct cgrp_psi *ret);
 int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret);
 /*
  * cgrp_frozen: whether path (or an ancestor) is frozen: 1 frozen, 0 not, -EOPNOTSUPP when no
- * freezer is available (v1 without a freezer hierarchy, v2 before Linux 5.2), -ENOENT if gone.
+ * freezer is available (v1 without a freezer hierarchy, v2 before Linux 5.2), -ENOENT if gone
+ * (also when its cgroup.events reads empty, as a cgroup being removed may).
  * v2 reads cgroup.events `frozen`, which the kernel sets on every descendant of a frozen cgroup
  * once its tasks stopped [kernel/cgroup/freezer.c cgroup_freeze]. v1 reads freezer.state of the
  * same path in the freezer hierarchy, or of its nearest ancestor there (FROZEN also covers a
