@@ -494,7 +494,8 @@ static void q_spawn(pid_t *app, const struct vm_area *lay)
 }
 
 /* lines of the log that say a limit binds (not that it cleared) */
-static unsigned q_bind_lines(void)
+/* the log lines that name a limit binding policy machines; with limit, only those naming it */
+static unsigned q_bind_lines(const char *limit)
 {
 	char *log = NULL;
 	unsigned n = 0;
@@ -506,7 +507,7 @@ static unsigned q_bind_lines(void)
 		if (nl)
 			*nl = '\0';
 		if (strstr(l, "paddr policy machines: ") && strstr(l, " the kernel allows ") &&
-		    !strstr(l, "cleared after")) {
+		    !strstr(l, "cleared after") && (!limit || strstr(l, limit))) {
 			printf("#   %s\n", l);
 			n++;
 		}
@@ -565,10 +566,14 @@ static void quota(void)
 	   "the shipped machines.conf reclaims at least 95%% of the cold memory within %d s",
 	   Q_WAIT);
 	printf("# %s", strstr(st, "\nmachines") ? strstr(st, "\nmachines") + 1 : st);
-	ok(strstr(js, "\"binding_limit\":null") && strstr(js, "\"binding_limit_known\":true") &&
-		   !strstr(st, " binds)"),
-	   "and no limit but the byte quota binds (stats and status say none)");
-	if (!ok(q_bind_lines() == 0, "nor does the log name one"))
+	/*
+	 * where the kernel tunes the quota toward pressure_limit (7.1+), its effective quota may
+	 * sit below the byte quota (half of it on 7.3): that is named, and is no time quota
+	 */
+	ok(strstr(js, "\"binding_limit_known\":true") &&
+		   !strstr(js, "\"binding_limit\":\"quota_time") && !strstr(st, "quota_time"),
+	   "and no time quota binds (stats and status name none)");
+	if (!ok(q_bind_lines("quota_time") == 0, "nor does the log name one"))
 		vm_show_log(Q_LOG, 20);
 	is_int(vm_daemon_stop(d), 0, "pageoutd exits 0");
 	for (unsigned k = 0; k < Q_APPS; k++)
@@ -605,7 +610,7 @@ static void quota(void)
 	ok(strstr(st, "quota_time") && strstr(st, " binds)"), "status names it");
 	is_int(vm_daemon_stop(d), 0, "pageoutd exits 0");
 	{
-		unsigned n = q_bind_lines();
+		unsigned n = q_bind_lines(NULL);
 
 		if (!ok(n == 1, "and the log says it once (%u lines)", n))
 			vm_show_log(Q_LOG, 20);
