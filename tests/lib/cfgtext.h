@@ -65,4 +65,22 @@ static inline struct cfg *cfgtext_load_tmp(const char *daemon, const char *polic
 	return cfg;
 }
 
+/*
+ * cfgtext_paddr_batch: a configuration with one paddr policy over the children of /batch
+ * (min_age 30 s, max_access_rate 10%, pressure_limit 10%, quota 256M/1s with quota_time 20ms
+ * unless extra sets a quota), plus the policy lines `extra`; 2 s cycles, 5 ms samples.
+ */
+static inline struct cfg *cfgtext_paddr_batch(const char *extra)
+{
+	char pol[512];
+
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = /batch/*\nengine = paddr\nmin_age = 30s\n"
+		 "max_access_rate = 10%%\npressure_limit = 10%%\n%s%s",
+		 strstr(extra, "quota") ? "" : "quota = 256M/1s\nquota_time = 20ms\n", extra);
+	return cfgtext_load_tmp("interval = 2s\n[damon]\nsample_interval = 5ms\n"
+				"aggr_interval = 100ms\n",
+				pol);
+}
+
 #endif

@@ -20,27 +20,13 @@
 
 #define MIB (1024ull * 1024)
 
-/* A configuration with one paddr policy over the children of /batch, plus the lines `extra`. */
-static struct cfg *policy_cfg(const char *extra)
-{
-	char pol[512];
-
-	snprintf(pol, sizeof(pol),
-		 "[policy]\ncgroup = /batch/*\nengine = paddr\nmin_age = 30s\n"
-		 "max_access_rate = 10%%\npressure_limit = 10%%\n%s%s",
-		 strstr(extra, "quota") ? "" : "quota = 256M/1s\nquota_time = 20ms\n", extra);
-	return cfgtext_load_tmp("interval = 2s\n[damon]\nsample_interval = 5ms\n"
-				"aggr_interval = 100ms\n",
-				pol);
-}
-
 /* The tree as the kernel's sysfs would hold it after pageoutd wrote a policy's schemes. */
 static void tree(enum fake_abi abi)
 {
 	const char *a = abi == FAKE_ABI_612 ? "6.12" : "7.2";
 	struct fakedamon *fk = fake_new(abi);
 	struct damon_io io = fake_io(fk);
-	struct cfg *cfg = policy_cfg("memory = file\n");
+	struct cfg *cfg = cfgtext_paddr_batch("memory = file\n");
 	struct damon_scheme s[2];
 	struct damon_target t = { .nr_regions = 1, .regions = { { 0x100000, 0x40000000 } } };
 	struct damon_ctx c = { .ops = "paddr",

@@ -50,23 +50,9 @@ static void ram_ranges(void)
 	is_int(pscheme_ram_ranges("", r, 2), -EINVAL, "empty: EINVAL");
 }
 
-/* A configuration with one paddr policy over the children of /batch, plus the lines `extra`. */
-static struct cfg *policy_cfg(const char *extra)
-{
-	char pol[512];
-
-	snprintf(pol, sizeof(pol),
-		 "[policy]\ncgroup = /batch/*\nengine = paddr\nmin_age = 30s\n"
-		 "max_access_rate = 10%%\npressure_limit = 10%%\n%s%s",
-		 strstr(extra, "quota") ? "" : "quota = 256M/1s\nquota_time = 20ms\n", extra);
-	return cfgtext_load_tmp("interval = 2s\n[damon]\nsample_interval = 5ms\n"
-				"aggr_interval = 100ms\n",
-				pol);
-}
-
 static void build(void)
 {
-	struct cfg *cfg = policy_cfg("min_free = 25%\nmemory = anon,file\n");
+	struct cfg *cfg = cfgtext_paddr_batch("min_free = 25%\nmemory = anon,file\n");
 	struct damon_features f612 = { .ops_paddr = true,
 				       .filters_legacy = true,
 				       .filter_target = true,
@@ -153,7 +139,7 @@ static void build(void)
 	   "250 ms) and the quota per configured interval");
 	cfg_free(cfg);
 
-	cfg = policy_cfg("quota = none\nquota_time = 0s\n");
+	cfg = cfgtext_paddr_batch("quota = none\nquota_time = 0s\n");
 	ok(cfg != NULL, "a paddr policy without quota loads");
 	if (!cfg)
 		return;
