@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "pageoutd/config.h"
