@@ -3,8 +3,8 @@
 # kernel.sh SERIES CACHE: make CACHE/SERIES/{vmlinuz,config,modules/,kver} from Debian's cloud
 # kernel packages, once. SERIES is a kernel series (6.12, 6.18, 7.3, ...) that trixie,
 # trixie-backports, sid or experimental has a cloud kernel of; the newest version of it is
-# taken, except for the two CI boots, whose tested versions are tried first (6.12.117+deb13,
-# 7.2.13+deb14). kernel.sh --list CACHE prints every series the mirror offers, oldest first.
+# taken, except for the CI boots, whose tested versions are tried first (6.12.117+deb13,
+# 7.3.4+deb13; 7.2.13+deb14, the bench's). kernel.sh --list CACHE prints every series the mirror offers, oldest first.
 # The mirror is read from this machine's apt sources at run time; apt runs with a private
 # state under CACHE, so the host's apt state is left alone.
 set -eu
@@ -22,6 +22,7 @@ out=$cache/$series
 case $series in
 6.12) want=6.12.117+deb13-cloud-amd64 ;;
 7.2) want=7.2.13+deb14-cloud-amd64 ;;
+7.3) want=7.3.4+deb13-cloud-amd64 ;;
 -) want= ;;
 [0-9]*.[0-9]*) want= ;;
 *) echo "kernel.sh: '$series' is not a kernel series (6.12, 7.2, ...)" >&2; exit 2 ;;
