@@ -75,6 +75,7 @@ static const struct key daemon_keys[] = {
 	{ "dry_run", K_BOOL, D(dry_run), 0, 0, ANY },
 	{ "reference_semantics", K_REFSEM, D(reference_semantics), 0, 0, ANY },
 	{ "confirm_snapshots", K_UINT, D(confirm_snapshots), 1, 2, ANY },
+	{ "watch_config", K_BOOL, D(watch_config), 0, 0, ANY },
 	{ NULL },
 };
 
@@ -208,6 +209,7 @@ void cfg_defaults(struct cfg *cfg)
 	d->log_level = LOG_INFO;
 	d->reference_semantics = REFSEM_AUTO;
 	d->confirm_snapshots = 2;
+	d->watch_config = true;
 	memset(m, 0, sizeof(*m));
 	str_copy(m->sysfs_root, sizeof(m->sysfs_root), "/sys/kernel/mm/damon/admin");
 	m->sample_us = 5 * MS;
@@ -1050,11 +1052,13 @@ void cfg_print(const struct cfg *cfg, FILE *f)
 
 	fprintf(f,
 		"daemon: interval=%s socket=%s socket_group=%s state_dir=%s proc_root=%s "
-		"log_level=%s dry_run=%s reference_semantics=%s confirm_snapshots=%llu\n",
+		"log_level=%s dry_run=%s reference_semantics=%s confirm_snapshots=%llu "
+		"watch_config=%s\n",
 		fmt_duration(a, sizeof(a), d->interval_us), d->socket,
 		d->socket_group[0] ? d->socket_group : "-", d->state_dir, d->proc_root,
 		log_level_name(d->log_level), d->dry_run ? "yes" : "no",
-		cfg_refsem_name(d->reference_semantics), (unsigned long long)d->confirm_snapshots);
+		cfg_refsem_name(d->reference_semantics), (unsigned long long)d->confirm_snapshots,
+		d->watch_config ? "yes" : "no");
 	fprintf(f,
 		"damon: sysfs_root=%s sample_interval=%s aggr_interval=%s update_interval=%s "
 		"min_regions=%llu max_regions=%llu release_modules=%s\n",

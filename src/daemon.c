@@ -464,6 +464,37 @@ static int engines_set_config(struct daemon *d, const struct cfg *n)
 	return 0;
 }
 
+static void on_config_changed(void *data)
+{
+	struct daemon *d = data;
+
+	log_notice("the configuration changed on disk: reloading");
+	daemon_reload(d, NULL, NULL);
+}
+
+/* Start or stop the watch of the configuration's files as watch_config says. */
+static void follow_watch_config(struct daemon *d)
+{
+	int r;
+
+	if (!d->cfg->daemon.watch_config) {
+		if (cfgwatch_active(&d->cfgwatch))
+			log_info("configuration files no longer watched (watch_config = no)");
+		cfgwatch_stop(&d->cfgwatch);
+		return;
+	}
+	if (cfgwatch_active(&d->cfgwatch) || !d->loop)
+		return;
+	r = cfgwatch_start(&d->cfgwatch, d->loop, d->args->file, d->args->dir, on_config_changed,
+			   d);
+	if (r < 0)
+		log_errno(LOG_WARNING, r,
+			  "cannot watch the configuration files; changes are read at a reload");
+	else
+		log_info("watching %s and %s/*.conf: a change reloads", d->args->file,
+			 d->args->dir);
+}
+
 int daemon_reload(struct daemon *d, struct cfg_errors *ret_errs,
 		  char ret_restart[DAEMON_RESTART_KEYS_LEN])
 {
@@ -494,6 +525,7 @@ int daemon_reload(struct daemon *d, struct cfg_errors *ret_errs,
 	d->cfg = n;
 	log_set_level(n->daemon.log_level);
 	loop_timer_set(d->cycle_timer, n->daemon.interval_us, n->daemon.interval_us);
+	follow_watch_config(d);
 	log_notice("reloaded configuration: %u policies", n->nr_policies);
 	if (ret_restart)
 		str_copy(ret_restart, DAEMON_RESTART_KEYS_LEN, restart);
@@ -523,6 +555,7 @@ void daemon_init(struct daemon *d, const struct daemon_args *args, struct cfg *c
 		.thaw_timer = -1,
 		.watchdog = -1,
 	};
+	cfgwatch_init(&d->cfgwatch);
 }
 
 /* The per-cgroup figures are a report, not a duty: without them pageoutd goes on. */
@@ -570,6 +603,7 @@ int daemon_start(struct daemon *d, struct loop *l)
 	start_figures(d);
 	start_cgroup_watch(d);
 	start_watchdog(d);
+	follow_watch_config(d);
 	d->started_us = now_usec();
 	set_state(d, "starting: first cycle");
 	return 0;
@@ -592,6 +626,7 @@ void daemon_fini(struct daemon *d)
 	if (d->procfd >= 0)
 		close(d->procfd);
 	d->procfd = -1;
+	cfgwatch_stop(&d->cfgwatch);
 	close_watched(d->loop, &d->cgwatch);
 	close_watched(d->loop, &d->thaw_timer);
 	close_watched(d->loop, &d->cycle_timer);

@@ -42,6 +42,7 @@ struct cfg_daemon {
 	enum cfg_refsem reference_semantics;
 	/* vaddr: consecutive cold snapshots a range needs before it is advised (1 or 2) */
 	uint64_t confirm_snapshots;
+	bool watch_config; /* reload by itself when the configuration changes on disk */
 };
 
 struct cfg_damon {

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pageoutd/cfgwatch.h"
 #include "pageoutd/cgroup.h"
 #include "pageoutd/cgstat.h"
 #include "pageoutd/config.h"
@@ -53,6 +54,7 @@ struct daemon {
 	int procfd;	       /* proc_root, for the major faults of thawed cgroups */
 	int thaw_timer;	       /* closes the fault windows after thaws (one-shot) */
 	int watchdog;	       /* WATCHDOG=1 at half the service manager's WatchdogSec= */
+	struct cfgwatch cfgwatch; /* the configuration's files, while watch_config */
 	unsigned long cycles;
 	struct damon damon;
 	bool damon_open, damon_owned;
@@ -79,7 +81,8 @@ struct cfg *daemon_load_config(const struct daemon_args *args, bool to_stderr,
 void daemon_init(struct daemon *d, const struct daemon_args *args, struct cfg *cfg);
 /*
  * daemon_start: find the memory cgroup hierarchy and add to l the cycle's timer (its first
- * cycle at once), the thaw timer, the cgroup.events watch and the service manager's watchdog.
+ * cycle at once), the thaw timer, the cgroup.events watch, the service manager's watchdog and,
+ * with watch_config, the watch of the configuration's files (a settled change reloads).
  * Returns 0, or -errno, logged, when there is no memory cgroup hierarchy or no cycle timer;
  * the per-cgroup figures, the watch and the watchdog are only warned about when they cannot
  * be had.
@@ -97,7 +100,8 @@ void daemon_fini(struct daemon *d);
 /*
  * daemon_reload: SIGHUP and the reload request. Loads the configuration again and, if it
  * validates and the engines take it, puts it in force: its policies, log level and interval;
- * the restart keys keep their old values, their names, when changed, in ret_restart ("" when
+ * watch_config takes effect at once. The restart keys keep their old values, their names, when
+ * changed, in ret_restart ("" when
  * none; may be NULL). ret_errs (may be NULL) gets the new configuration's errors (the caller
  * calls cfg_errors_fini). Returns the number of policies now in force, -EINVAL when the
  * configuration could not be loaded, -ENOMEM when the engines could not take it; on failure

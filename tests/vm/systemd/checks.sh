@@ -313,6 +313,25 @@ fi
 rm -f $conf/conf.d/zz-broken.conf
 systemctl reload pageoutd.service
 
+# --- watch_config (the default): a drop-in written, then removed, with no reload asked ---
+listed() { pageoutctl policies 2>/dev/null | grep -q -- "$1"; }
+unlisted() { ! listed "$1"; }
+printf '[policy]\ncgroup = /test.slice/watched.service\n' >$conf/conf.d/zz-watched.conf
+if wait_for 10 listed zz-watched; then
+	ok "watch_config: a new conf.d file is in force within 10 s without a reload"
+else
+	not_ok "watch_config: a new conf.d file is in force within 10 s without a reload"
+	pageoutctl policies 2>&1 | diag
+	show_unit 10
+fi
+rm -f $conf/conf.d/zz-watched.conf
+if wait_for 10 unlisted zz-watched && journal | grep -q 'the configuration changed on disk'; then
+	ok "watch_config: and gone once removed; the journal says why it reloaded"
+else
+	not_ok "watch_config: and gone once removed; the journal says why it reloaded"
+	show_unit 10
+fi
+
 # --- the shipped server example names a cgroup systemd creates: systemd-run --slice ---
 # (this root filesystem keeps no /usr/share/doc: the example is taken from the package itself)
 rm -rf /tmp/pkg
