@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pageoutd/kpod.h"
 #include "pageoutd/report.h"
 
 #define UNKNOWN UINT64_MAX
@@ -324,6 +325,24 @@ static const char *cgroup_state_name(const struct cgstat_entry *e)
 	return e->frozen == 1 ? "frozen" : e->frozen == 0 ? "running" : "unknown";
 }
 
+/* A cgroup's Kubernetes pod (kpod.h): ,"kubernetes":{qos, pod_uid, container_id} or null. */
+static void json_kpod(struct sbuf *b, const char *cgroup)
+{
+	struct kpod k;
+
+	if (!kpod_parse(cgroup, &k)) {
+		sbuf_puts(b, ",\"kubernetes\":null");
+		return;
+	}
+	sbuf_printf(b,
+		    ",\"kubernetes\":{\"qos\":\"%s\",\"pod_uid\":\"%s\",\"container_id\":", k.qos,
+		    k.pod_uid);
+	if (k.container_id[0])
+		sbuf_printf(b, "\"%s\"}", k.container_id);
+	else
+		sbuf_puts(b, "null}");
+}
+
 /* One object per matched cgroup; a figure its policy does not keep is null. */
 static void json_cgroups(const struct report_src *r, struct sbuf *b)
 {
@@ -337,6 +356,7 @@ static void json_cgroups(const struct report_src *r, struct sbuf *b)
 		sbuf_json_str(b, e->policy);
 		sbuf_printf(b, ",\"engine\":\"%s\",\"cgroup\":", cfg_engine_name(e->engine));
 		sbuf_json_str(b, e->path);
+		json_kpod(b, e->path);
 		sbuf_puts(b, ",\"state\":");
 		if (st)
 			sbuf_json_str(b, st);
@@ -472,6 +492,27 @@ static void metric_sample(struct sbuf *b, const char *name, const char *policy, 
 	if (k) {
 		sbuf_printf(b, ",%s=", k);
 		metric_label_value(b, v);
+	}
+	sbuf_printf(b, "} %.17g\n", value);
+}
+
+/*
+ * A per-cgroup sample: labels policy and cgroup and, for a Kubernetes pod's cgroup (kpod.h),
+ * qos, pod_uid and, beneath a container, container_id, to join with kube-state-metrics.
+ */
+static void metric_cgroup_sample(struct sbuf *b, const char *name, const char *policy,
+				 const char *cgroup, double value)
+{
+	struct kpod k;
+
+	sbuf_printf(b, "pageoutd_%s{policy=", name);
+	metric_label_value(b, policy);
+	sbuf_puts(b, ",cgroup=");
+	metric_label_value(b, cgroup);
+	if (kpod_parse(cgroup, &k)) {
+		sbuf_printf(b, ",qos=\"%s\",pod_uid=\"%s\"", k.qos, k.pod_uid);
+		if (k.container_id[0])
+			sbuf_printf(b, ",container_id=\"%s\"", k.container_id);
 	}
 	sbuf_printf(b, "} %.17g\n", value);
 }
@@ -617,7 +658,7 @@ static void metrics_paddr(const struct report_src *r, struct sbuf *b)
 			uint64_t x;
 
 			memcpy(&x, (const char *)c + m->offset, sizeof(x));
-			metric_sample(b, m->name, pol, "cgroup", path, (double)x);
+			metric_cgroup_sample(b, m->name, pol, path, (double)x);
 		}
 	}
 	metric_header(b, "paddr_limit_bound_cycles_total", "counter",
@@ -748,7 +789,7 @@ static void metrics_cgroups(const struct report_src *r, struct sbuf *b)
 			double x;
 
 			if (m->value(e, now, &x))
-				metric_sample(b, m->name, e->policy, "cgroup", e->path, x);
+				metric_cgroup_sample(b, m->name, e->policy, e->path, x);
 		}
 	}
 }

@@ -20,7 +20,7 @@ CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (Debian: clang libclang-rt-14-dev)" >&2; exit 1; }
 libs="inih libcgroup"
 grep -q '^#define HAVE_SYSTEMD 1' "$b/config.h" && libs="$libs libsystemd"
-srcs="util log config cgroup cgstat loop cfgwatch damon dmodule madvise policy engine vrange vma vplan vtarget vaddr pscheme paddr server report daemon control"
+srcs="util log config cgroup cgstat loop cfgwatch kpod damon dmodule madvise policy engine vrange vma vplan vtarget vaddr pscheme paddr server report daemon control"
 out="$b/tests/fuzz"
 mkdir -p "$out"
 # build every target, then run them side by side: each gets SECONDS of wall time

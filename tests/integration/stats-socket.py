@@ -116,11 +116,15 @@ def main():
     # a cgroup for each policy, so that DAMON is taken (a policy that matches nothing does not)
     cgroot = "/sys/fs/cgroup" if os.path.exists("/sys/fs/cgroup/cgroup.controllers") \
         else "/sys/fs/cgroup/memory"
-    web_cg = "/pageoutd-socket-test-%d" % os.getpid()
+    # the web policy's cgroup is shaped as a Kubernetes pod's (systemd driver): its figures
+    # carry the pod UID and QoS class
+    pod_uid = "0c9ad4a8-3f5e-4b8e-9d5c-%012d" % os.getpid()
+    web_parent = "/pageoutd-socket-test-%d" % os.getpid()
+    web_cg = web_parent + "/kubepods-burstable-pod%s.slice" % pod_uid.replace("-", "_")
     vm_cg = "/pageoutd-socket-test-vm-%d" % os.getpid()
     made = []
     try:
-        for c in (web_cg, vm_cg, vm_cg + "/a"):
+        for c in (web_parent, web_cg, vm_cg, vm_cg + "/a"):
             os.mkdir(cgroot + c)
             made.insert(0, cgroot + c)
         os.makedirs(T + "/d")
@@ -258,9 +262,14 @@ def main():
            cgs[0]["reclaimed_bytes_total"] == 0 and cgs[0]["state"] is None and
            cgs[0]["frozen_seconds_total"] is None and cgs[0]["thaw_major_faults_total"] is None,
            "stats: a cgroups entry for the web cgroup; no frozen figures without frozen_only")
-        ok(('pageoutd_cgroup_reclaimed_bytes_total{policy="web",cgroup="%s"} 0' % web_cg) in m
+        ok(len(cgs) == 1 and cgs[0]["kubernetes"] == {"qos": "burstable", "pod_uid": pod_uid,
+                                                      "container_id": None},
+           "stats: a pod's cgroup names its pod UID and QoS class")
+        ok(('pageoutd_cgroup_reclaimed_bytes_total{policy="web",cgroup="%s",qos="burstable",'
+            'pod_uid="%s"} 0' % (web_cg, pod_uid)) in m
            and 'pageoutd_cgroup_frozen{policy="web"' not in m,
-           "metrics: its reclaimed bytes, labelled policy and cgroup; no frozen sample")
+           "metrics: its reclaimed bytes, labelled policy, cgroup, qos and pod_uid; no frozen "
+           "sample")
         t = ask(sock, "cgroups")
         ok(t.startswith("POLICY") and "THAW-FAULTS" in t and
            any(line.split()[0] == "web" and line.split()[-1] == web_cg
