@@ -419,6 +419,66 @@ int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret)
 	return parse_u64(str_strip(buf), ret);
 }
 
+/* One cgroup's swap room (cgrp_swap_room): UINT64_MAX when unlimited or not accounted. */
+static int swap_room_of(const struct cgrp_root *root, const char *path, uint64_t *ret)
+{
+	char buf[64];
+	uint64_t max, cur;
+	int r;
+
+	*ret = UINT64_MAX;
+	r = read_value(root, path, "memory.swap.max", buf, sizeof(buf));
+	if (r == -ENOENT) {
+		struct stat sb;
+		char full[PATH_MAX * 2];
+
+		snprintf(full, sizeof(full), "%s%s", root->mount, path);
+		return stat(full, &sb) == 0 ? 0 : -ENOENT; /* no swap accounting, or gone */
+	}
+	if (r < 0)
+		return r;
+	if (!strcmp(str_strip(buf), "max"))
+		return 0;
+	if (parse_u64(buf, &max) < 0)
+		return -EINVAL;
+	r = read_value(root, path, "memory.swap.current", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	if (parse_u64(str_strip(buf), &cur) < 0)
+		return -EINVAL;
+	*ret = max > cur ? max - cur : 0;
+	return 0;
+}
+
+int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret)
+{
+	char p[PATH_MAX];
+	int r;
+
+	*ret = UINT64_MAX;
+	if (root->version != 2)
+		return 0;
+	if (str_copy(p, sizeof(p), path) < 0)
+		return -ENAMETOOLONG;
+	for (bool first = true; p[0] && strcmp(p, "/"); first = false) {
+		uint64_t room;
+		char *slash;
+
+		r = swap_room_of(root, p, &room);
+		if (r == -ENOENT && !first)
+			break; /* an ancestor outside what libcgroup sees */
+		if (r < 0)
+			return r;
+		if (room < *ret)
+			*ret = room;
+		slash = strrchr(p, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	return 0;
+}
+
 int cgrp_frozen_parse(int version, const char *buf, size_t len)
 {
 	char tmp[256];

@@ -40,6 +40,7 @@ struct paddr_cgroup {
 	bool bound_known;
 	uint64_t bound_effective; /* the effective quota then */
 	int frozen;		  /* frozen_only: cgrp_frozen as last read */
+	uint64_t swap_room;	  /* cgrp_swap_room as last read (UINT64_MAX: unlimited) */
 	uint64_t last_resident, last_refaults;
 	bool have_resident, have_refaults;
 	struct paddr_cgroup_stats s;
@@ -396,6 +397,8 @@ static void read_inputs(struct paddr *p, struct paddr_cgroup *c, const struct po
 			c->have_refaults = true;
 		}
 	}
+	if (cgrp_swap_room(p->cg, c->path, &c->swap_room) < 0)
+		c->swap_room = UINT64_MAX; /* unknown: not held back for it */
 	if (p->pol[c->policy].cfg->frozen_only) {
 		c->frozen = cgrp_frozen(p->cg, c->path);
 		/* without a watch a thaw is seen at the next cycle's read */
@@ -443,9 +446,11 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 		c->have_resident ? pscheme_walk_scale(p->s.ram_bytes, c->last_resident) : 1;
 	scale *= c->s.walk_scale;
 	kinds = (c->st.anon_allowed ? MEMORY_ANON : 0) | (c->st.file_allowed ? MEMORY_FILE : 0);
+	if (policy_swap_limited(c->swap_room))
+		kinds &= ~(unsigned)MEMORY_ANON;
 	if (!(kinds & pp->cfg->memory) && !c->st.paused) {
 		c->st.paused = true; /* only anon wanted, and no swap for it */
-		c->st.paused_why = SKIP_SWAP_RESERVE;
+		c->st.paused_why = c->st.anon_allowed ? SKIP_SWAP_LIMIT : SKIP_SWAP_RESERVE;
 	}
 	/* dry run: the schemes only count (stat), nothing is reclaimed */
 	pscheme_build(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale, pp->nshare,

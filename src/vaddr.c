@@ -36,7 +36,8 @@ struct vpolicy {
 	struct vaddr_policy_stats s;
 	struct policy_input in;
 	struct cgrp_list cgroups;
-	int *frozen; /* cgrp_frozen of each of cgroups (1 without frozen_only) */
+	int *frozen;	     /* cgrp_frozen of each of cgroups (1 without frozen_only) */
+	uint64_t *swap_room; /* cgrp_swap_room of each of cgroups (UINT64_MAX: unlimited) */
 	bool freezer_warned;
 	struct log_cond swap_cond; /* anonymous pageout stopped at swap_reserve */
 	uint64_t resident; /* anon + file of its cgroups when this cycle's inputs were read */
@@ -191,6 +192,7 @@ void vaddr_free(struct vaddr *v)
 	for (size_t i = 0; i < v->npol; i++) {
 		cgrp_list_fini(&v->pol[i].cgroups);
 		free(v->pol[i].frozen);
+		free(v->pol[i].swap_room);
 	}
 	free(v->pol);
 	if (v->procfd >= 0)
@@ -262,6 +264,7 @@ static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *
 {
 	struct vpolicy *vp = &v->pol[pi];
 	size_t old_nr = vp->cgroups.nr;
+	uint64_t *sr;
 	int *fr;
 
 	cgrp_list_fini(&vp->cgroups);
@@ -270,11 +273,17 @@ static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *
 		return 0;
 	vp->s.cgroups = vp->cgroups.nr;
 	fr = reallocarray(vp->frozen, vp->cgroups.nr + 1, sizeof(*fr));
-	if (!fr) {
+	if (fr)
+		vp->frozen = fr;
+	sr = fr ? reallocarray(vp->swap_room, vp->cgroups.nr + 1, sizeof(*sr)) : NULL;
+	if (!sr) {
 		cgrp_list_fini(&vp->cgroups); /* its targets are dropped, not left ungated */
 		return -ENOMEM;
 	}
-	vp->frozen = fr;
+	vp->swap_room = sr;
+	for (size_t c = 0; c < vp->cgroups.nr; c++)
+		if (cgrp_swap_room(v->cg, vp->cgroups.paths[c], &sr[c]) < 0)
+			sr[c] = UINT64_MAX; /* unknown: not held back for it */
 	for (size_t c = 0; v->cs && c < vp->cgroups.nr; c++)
 		cgstat_get(v->cs, ENGINE_VADDR, vp->name, vp->cgroups.paths[c]);
 	/* a new list: states at the same index are of other cgroups only when it changed */
@@ -793,17 +802,19 @@ static void advise_work(struct vaddr *v, struct vpolicy *vp, struct vplan_work *
 
 /*
  * clip_todo: todo clipped to the VMAs of vmas that vp may advise now (vma_clip), into clipped;
- * the bytes left out are counted in vp's skip counters. Returns 0 or -ENOMEM.
+ * the bytes left out are counted in vp's skip counters, those of blocked kinds under `why`.
+ * Returns 0 or -ENOMEM.
  */
 static int clip_todo(const struct vaddr *v, struct vpolicy *vp, const struct vrange_list *todo,
-		     const struct vma_list *vmas, unsigned blocked, struct vrange_list *clipped)
+		     const struct vma_list *vmas, unsigned blocked, enum skip_reason why,
+		     struct vrange_list *clipped)
 {
 	struct vma_skipped sk = { 0 };
 	int r = vma_clip(todo, vmas, vp->cfg->memory, blocked, v->page_size, clipped, &sk);
 
 	vp->s.skipped_total[SKIP_VMA] += sk.vma;
 	vp->s.skipped_total[SKIP_LOCKED] += sk.locked;
-	vp->s.skipped_total[SKIP_SWAP_RESERVE] += sk.blocked;
+	vp->s.skipped_total[why] += sk.blocked;
 	return r;
 }
 
@@ -833,14 +844,16 @@ static int refresh_maps(struct vaddr *v, struct vtarget *t, uint64_t now)
 /*
  * plan_target: the work of target number i this cycle, appended to wl: what vplan_select
  * leaves of its regions in sr, clipped to the VMAs of the kinds vp may advise now (not in
- * blocked). While its cgroup's frozen_only gate is closed the bytes are counted, not taken.
- * Returns 0 or -errno (nothing more of it is taken this cycle).
+ * blocked, nor anon when its cgroup may not swap). While its cgroup's frozen_only gate is
+ * closed the bytes are counted, not taken. Returns 0 or -errno (nothing more of it is taken
+ * this cycle).
  */
 static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 		       const struct damon_scheme_regions *sr, unsigned blocked, uint64_t now,
 		       struct vwork_list *wl)
 {
 	struct vtarget *t = &v->targets.t[i];
+	enum skip_reason why = SKIP_SWAP_RESERVE;
 	struct vplan_params p = plan_params(v, t, vp, now);
 	struct vrange_list todo = { 0 }, clipped = { 0 }, mapped = { 0 };
 	struct vma_list flagged = { 0 };
@@ -848,6 +861,11 @@ static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 	bool settled;
 	int r;
 
+	if ((vp->cfg->memory & MEMORY_ANON) && t->cgroup < vp->cgroups.nr &&
+	    policy_swap_limited(vp->swap_room[t->cgroup])) {
+		blocked |= MEMORY_ANON;
+		why = SKIP_SWAP_LIMIT;
+	}
 	/*
 	 * maps is cheap (no page walk): it bounds what is counted. A settled target's last maps
 	 * do: nothing of it can be advised this cycle.
@@ -881,7 +899,8 @@ static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 	if (smaps)
 		r = vma_parse_smaps(smaps, &flagged);
 	if (r == 0)
-		r = clip_todo(v, vp, &todo, smaps ? &flagged : &t->plan.vmas, blocked, &clipped);
+		r = clip_todo(v, vp, &todo, smaps ? &flagged : &t->plan.vmas, blocked, why,
+			      &clipped);
 	if (r < 0)
 		goto out;
 	/*

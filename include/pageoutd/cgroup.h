@@ -87,6 +87,14 @@ int cgrp_psi_parse(const char *buf, size_t len, struct cgrp_psi *ret);
  */
 int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret);
 /*
+ * cgrp_swap_room: the swap path may still use, in bytes: the least, over path and its
+ * ancestors below the root, of memory.swap.max - memory.swap.current (0 when used up), or
+ * UINT64_MAX when none limits it ("max" everywhere, cgroup v1, or no swap accounting:
+ * no memory.swap.max file). Kubernetes' LimitedSwap writes memory.swap.max = 0 for pods that
+ * may not swap. Returns 0, -ENOENT if path is gone, or -errno.
+ */
+int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret);
+/*
  * cgrp_frozen: whether path (or an ancestor) is frozen: 1 frozen, 0 not, -EOPNOTSUPP when no
  * freezer is available (v1 without a freezer hierarchy, v2 before Linux 5.2), -ENOENT if gone
  * (also when its cgroup.events reads empty, as a cgroup being removed may).

@@ -30,9 +30,10 @@ enum skip_reason {
 	SKIP_FREE_MEMORY, /* free memory above min_free */
 	SKIP_SWAP_RESERVE,
 	SKIP_NOT_FROZEN,
-	SKIP_VANISHED, /* the process exited between snapshot and apply */
-	SKIP_ERROR,    /* the kernel refused the range */
-	SKIP_PAUSED,   /* an operator paused the policy (pageoutctl pause) */
+	SKIP_VANISHED,	 /* the process exited between snapshot and apply */
+	SKIP_ERROR,	 /* the kernel refused the range */
+	SKIP_PAUSED,	 /* an operator paused the policy (pageoutctl pause) */
+	SKIP_SWAP_LIMIT, /* anon of a cgroup that may not swap (memory.swap.max 0 or used up) */
 	SKIP_MAX
 };
 
@@ -114,6 +115,18 @@ void policy_decide(const struct cfg_policy *p, unsigned gates, const struct poli
  * memory is neither reclaimed nor charged to the policy's quota while the gate is closed.
  */
 enum skip_reason policy_cgroup_gate(const struct cfg_policy *p, int frozen);
+
+/*
+ * A cgroup with less swap room than this (cgrp_swap_room) gets no anonymous pageout: its anon
+ * pages could not be swapped out (Kubernetes' LimitedSwap gives pods other than Burstable
+ * memory.swap.max = 0), so advising them only costs CPU. File pageout goes on. Its cold anon
+ * is counted as SKIP_SWAP_LIMIT.
+ */
+#define POLICY_SWAP_ROOM_MIN (1ULL << 20)
+static inline bool policy_swap_limited(uint64_t swap_room)
+{
+	return swap_room < POLICY_SWAP_ROOM_MIN;
+}
 /* policy_consume: `bytes` were advised; take them from the bucket and the budget (not below 0). */
 void policy_consume(struct policy_state *s, uint64_t bytes);
 

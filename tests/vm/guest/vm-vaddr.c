@@ -9,7 +9,8 @@
  * is skipped by pageoutd's two-snapshot rule, while a raw process_madvise(MADV_PAGEOUT) of that
  * one snapshot's decision is carried out by the kernel regardless and the pages fault back.
  * Then frozen_only per cgroup with a frozen and a running app (frozen()), and swap_reserve on
- * zram: anonymous pageout stops with free swap at the reserve (swap_reserve()). Guest only.
+ * zram: anonymous pageout stops with free swap at the reserve (swap_reserve()), and a cgroup
+ * with memory.swap.max = 0 gets no anonymous pageout (swap_limit()). Guest only.
  */
 #include <config.h>
 
@@ -396,6 +397,83 @@ static void swap_reserve(void)
 	vm_cg_remove("/vmt-zram");
 }
 
+/* The first sample of the metrics whose line starts with key, -1 when there is none. */
+static double metric_value(const char *key)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX,
+				  .sun_path = "/run/pageoutd/pageoutd.sock" };
+	const size_t max = 1 << 20;
+	char *buf = calloc(1, max), *p;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t len = 0;
+	double v = -1;
+	ssize_t n;
+
+	if (buf && fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    write(fd, "metrics\n", 8) == 8)
+		while (len < max - 1 && (n = read(fd, buf + len, max - 1 - len)) > 0)
+			len += (size_t)n;
+	if (fd >= 0)
+		close(fd);
+	if (buf && (p = strstr(buf, key)))
+		v = strtod(p + strlen(key), NULL);
+	free(buf);
+	return v;
+}
+
+/*
+ * A cgroup that may not swap (memory.swap.max = 0, as Kubernetes' LimitedSwap gives pods
+ * other than Burstable ones) beside one that may, under one policy: each has a process with
+ * 32 MiB of cold anonymous memory. The one that may swap loses at least 90% of it; the other
+ * keeps all of it, and its cold bytes are counted as skipped for swap_limit.
+ */
+static void swap_limit(void)
+{
+	struct vm_area lay[2] = { { COLD(0), 32 * MIB, false }, { HOT(0), 4 * MIB, true } };
+	long swapped_a = 0, swapped_b = 0;
+	double skipped;
+	char buf[512];
+	pid_t a, b, d;
+	unsigned t;
+
+	vm_cg_make("/vmt-sl");
+	vm_cg_put("/vmt-sl", "cgroup.subtree_control", "+memory");
+	vm_cg_make("/vmt-sl/limited");
+	vm_cg_make("/vmt-sl/free");
+	ok(vm_cg_put("/vmt-sl/limited", "memory.swap.max", "0") == 0,
+	   "swap_limit: memory.swap.max = 0 written for /vmt-sl/limited");
+	a = vm_spawn(lay, 2, "/vmt-sl/limited");
+	b = vm_spawn(lay, 2, "/vmt-sl/free");
+	write_config("auto", "2s");
+	snprintf(buf, sizeof(buf), "rm -f %s/conf.d/*.conf", conf_dir);
+	if (system(buf) != 0)
+		printf("# cannot clear %s/conf.d\n", conf_dir);
+	snprintf(buf, sizeof(buf), "%s/conf.d/sl.conf", conf_dir);
+	vm_put(buf, "[policy]\ncgroup = /vmt-sl/*\nengine = vaddr\nmin_age = 3s\n"
+		    "memory = anon\nquota = none\npressure_limit = 100%\nswap_reserve = 0%\n");
+	d = vm_daemon_start(conf_dir, "/tmp/pageoutd-sl.log", ~0ULL);
+	t = wait_swapped(b, COLD(0), 32 * 1024, 90, &swapped_b);
+	vm_sleep_ms(4000); /* two more cycles for the limited one */
+	swapped_a = vm_area_swap_kb(a, COLD(0));
+	skipped =
+		metric_value("pageoutd_skipped_bytes_total{policy=\"sl\",reason=\"swap_limit\"} ");
+	printf("# swap_limit: free cgroup %ld kB of 32768 swapped in %u s; limited cgroup %ld kB; "
+	       "skipped swap_limit %.0f bytes\n",
+	       swapped_b, t, swapped_a, skipped);
+	ok(swapped_b >= 32 * 1024 * 9 / 10,
+	   "swap_limit: the cgroup that may swap loses at least 90%% of its cold memory");
+	ok(swapped_a == 0, "swap_limit: the cgroup with memory.swap.max = 0 keeps all of it");
+	ok(skipped >= 16.0 * MIB, "swap_limit: its cold bytes are counted as skipped: swap_limit");
+	if (swapped_a != 0 || skipped < 16.0 * MIB)
+		vm_show_log("/tmp/pageoutd-sl.log", 10);
+	vm_daemon_stop(d);
+	vm_reap(a);
+	vm_reap(b);
+	vm_cg_remove("/vmt-sl/limited");
+	vm_cg_remove("/vmt-sl/free");
+	vm_cg_remove("/vmt-sl");
+}
+
 #define FLIP (B0 + 2048 * MIB)
 
 static void turned_hot(void)
@@ -482,6 +560,7 @@ int main(void)
 	turned_hot();
 	frozen();
 	swap_reserve();
+	swap_limit();
 	vm_cg_remove("/vmt-app");
 	vm_cg_remove("/vmt-other");
 	tap_done();
