@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# check.sh -i IMAGE.tar [-t TAG]: the OCI archive build.sh made, as a runtime would take it:
+# its layout and config (the entry point runs pageoutd in the foreground), then its root
+# unpacked with umoci, in which pageoutd and pageoutctl run (chroot; unshare -r chroot without
+# root): --version, --check-config on the shipped configuration, and the metrics CGI
+# answering 503 with no daemon. Needs no DAMON, no registry and no container runtime. Run by
+# make check-image.
+. "$top_srcdir/tests/lib/common.sh"
+image="" tag=""
+while getopts i:t: o; do
+	case $o in
+	i) image=$OPTARG ;;
+	t) tag=$OPTARG ;;
+	*) exit 64 ;;
+	esac
+done
+[ -f "$image" ] || { echo "Bail out! no image $image: run make image"; exit 1; }
+command -v umoci >/dev/null || { echo "Bail out! umoci missing (.ci/deps installs it)"; exit 1; }
+mktmp
+in_root() { # in_root COMMAND...: run COMMAND in the image's root
+	if [ "$(id -u)" = 0 ]; then chroot "$T/bundle/rootfs" "$@"; else unshare -r chroot "$T/bundle/rootfs" "$@"; fi
+}
+
+mkdir "$T/oci"
+tar -C "$T/oci" -xf "$image"; ok $? "the archive is a tar"
+[ -n "$tag" ] || tag=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])' \
+	"$T/oci/index.json")
+diag "tag $tag"
+# the image's config, read from the layout as a runtime would: index, manifest, config
+python3 - "$T/oci" "$tag" >"$T/config.out" 2>&1 <<'PY'
+import json, sys
+d, tag = sys.argv[1], sys.argv[2]
+def blob(digest):
+    a, h = digest.split(":")
+    return json.load(open(f"{d}/blobs/{a}/{h}"))
+assert json.load(open(f"{d}/oci-layout"))["imageLayoutVersion"] == "1.0.0", "oci-layout"
+m = [m for m in json.load(open(f"{d}/index.json"))["manifests"]
+     if m["annotations"]["org.opencontainers.image.ref.name"] == tag]
+assert len(m) == 1, f"one manifest tagged {tag}"
+man = blob(m[0]["digest"])
+assert len(man["layers"]) == 1, "one layer"
+cfg = blob(man["config"]["digest"])
+c = cfg["config"]
+assert cfg["os"] == "linux", cfg["os"]
+assert c["Entrypoint"] == ["/usr/sbin/pageoutd", "--foreground"], c["Entrypoint"]
+assert not c.get("Cmd"), c.get("Cmd")
+assert c["Labels"]["org.opencontainers.image.version"] == tag, c["Labels"]
+print("entrypoint", c["Entrypoint"], "architecture", cfg["architecture"])
+PY
+ok $? "image config: entry point pageoutd --foreground, one layer, tagged $tag"
+diag "$(cat "$T/config.out")"
+
+rootless=
+[ "$(id -u)" = 0 ] || rootless=--rootless
+umoci unpack $rootless --image "$T/oci:$tag" "$T/bundle" >"$T/unpack.out" 2>&1
+ok $? "umoci unpack"
+[ -s "$T/unpack.out" ] && diag "$(cat "$T/unpack.out")"
+python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))["process"]["args"]
+assert a == ["/usr/sbin/pageoutd", "--foreground"], a' "$T/bundle/config.json"
+ok $? "runtime config: the process is pageoutd --foreground"
+for f in /usr/sbin/pageoutd /usr/bin/pageoutctl /bin/busybox /usr/share/pageoutd/metrics/cgi-bin/metrics; do
+	[ -x "$T/bundle/rootfs$f" ]; ok $? "in the image: $f"
+done
+for f in /etc/pageoutd/pageoutd.conf /var/lib/dpkg/status /usr/share/doc/pageoutd/copyright; do
+	[ -f "$T/bundle/rootfs$f" ]; ok $? "in the image: $f"
+done
+[ -d "$T/bundle/rootfs/run/pageoutd" ]; ok $? "in the image: /run/pageoutd/"
+grep -qx 'Package: pageoutd' "$T/bundle/rootfs/var/lib/dpkg/status"
+ok $? "the image's dpkg status lists pageoutd"
+[ ! -e "$T/bundle/rootfs/lib/systemd/system/pageoutd.service" ]; ok $? "no units in the image"
+
+out=$(in_root /usr/sbin/pageoutd --version 2>&1)
+ok $? "pageoutd --version runs in the image"
+diag "$out"
+echo "$out" | grep -q "^pageoutd $tag "; ok $? "and says $tag"
+in_root /usr/bin/pageoutctl --help >/dev/null 2>&1; ok $? "pageoutctl --help runs in the image"
+in_root /usr/sbin/pageoutd --check-config >"$T/check.out" 2>&1
+ok $? "pageoutd --check-config accepts the image's own configuration"
+[ -s "$T/check.out" ] || diag "$(cat "$T/check.out")"
+# the metrics CGI without a daemon: 503, not an empty 200
+out=$(in_root /usr/share/pageoutd/metrics/cgi-bin/metrics 2>&1)
+echo "$out" | head -n1 | grep -q '^Status: 503'; ok $? "metrics CGI answers 503 while pageoutd is not there"
+diag "$(echo "$out" | head -n1)"
+tap_end
