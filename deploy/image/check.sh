@@ -3,9 +3,11 @@
 # check.sh -i IMAGE.tar [-t TAG]: the OCI archive build.sh made, as a runtime would take it:
 # its layout and config (the entry point runs pageoutd in the foreground), then its root
 # unpacked with umoci, in which pageoutd and pageoutctl run (chroot; unshare -r chroot without
-# root): --version, --check-config on the shipped configuration, and the metrics CGI
-# answering 503 with no daemon. Needs no DAMON, no registry and no container runtime. Run by
-# make check-image.
+# root): --version, --check-config on the shipped configuration and on the Kubernetes
+# ConfigMaps' (deploy/kubernetes), the metrics CGI answering 503 with no daemon; then, as root,
+# the DaemonSet's containers in that root (pod.sh): pageoutd with the ConfigMaps, no DAMON
+# tree and no pod cgroup to match, its liveness probe, the sidecar's httpd serving the metrics. Needs no DAMON, no
+# registry and no container runtime. Run by make check-image.
 . "$top_srcdir/tests/lib/common.sh"
 image="" tag=""
 while getopts i:t: o; do
@@ -84,4 +86,36 @@ ok $? "pageoutd --check-config accepts the image's own configuration"
 out=$(in_root /usr/share/pageoutd/metrics/cgi-bin/metrics 2>&1)
 echo "$out" | head -n1 | grep -q '^Status: 503'; ok $? "metrics CGI answers 503 while pageoutd is not there"
 diag "$(echo "$out" | head -n1)"
+# the ConfigMaps' files, where the DaemonSet mounts them
+if python3 "$top_srcdir/deploy/kubernetes/extract.py" "$top_srcdir/deploy/kubernetes/pageoutd.yaml" \
+	"$T/bundle/rootfs" >"$T/extract.out" 2>&1; then
+	in_root /usr/sbin/pageoutd --check-config -c /etc/pageoutd/config/pageoutd.conf \
+		-d /etc/pageoutd/conf.d >"$T/check.out" 2>&1
+	ok $? "pageoutd --check-config in the image accepts the ConfigMaps' configuration"
+	grep -E '^(error|pageoutd: err)' "$T/check.out" && diag "$(cat "$T/check.out")"
+else
+	ok 1 "the ConfigMaps' files extracted"; diag "$(cat "$T/extract.out")"
+fi
+# the DaemonSet's two containers in the image's root, without Kubernetes (root: mounts)
+if [ "$(id -u)" != 0 ]; then
+	ok 0 "# SKIP the pod in the image's root: not root"
+else
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	unshare -m --propagation private sh "$top_srcdir/deploy/image/pod.sh" "$T/bundle/rootfs" \
+		"$port" "$T"
+	[ "$(cat "$T/probe.rc" 2>/dev/null)" = 0 ]
+	ok $? "pod: pageoutd runs with the ConfigMaps; the liveness probe pageoutctl status answers"
+	diag "$(head -n 3 "$T/status.out" 2>/dev/null)"
+	head -n 1 "$T/metrics.http" | grep -q '^200 text/plain; version=0.0.4'
+	ok $? "pod: the sidecar's GET /cgi-bin/metrics is 200, Prometheus text"
+	grep -q '^pageoutd_info{version="'"$tag"'"' "$T/metrics.http"
+	ok $? "pod: the metrics are pageoutd's"
+	grep -q '^pageoutd_policy_state{policy="burstable",state="[a-z]*"} 1' "$T/metrics.http"
+	ok $? "pod: with the ConfigMaps' policies"
+	grep -q '^pageoutd_state{state="idle"} 1' "$T/metrics.http"
+	ok $? "pod: no pod cgroup here: pageoutd is idle and leaves DAMON alone"
+	if [ "$tap_fail" -gt 0 ]; then
+		diag "$(head -n 20 "$T/metrics.http")" "$(cat "$T/pageoutd.log")"
+	fi
+fi
 tap_end

@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# pod.sh ROOT PORT OUT: check.sh's pod without Kubernetes, run in a mount namespace of its own
+# (unshare -m): in the image's root ROOT, what the DaemonSet (deploy/kubernetes) runs, as it
+# runs it. pageoutd with the ConfigMaps' files and args (check.sh laid them out), the node's
+# /proc and its cgroup tree read-only, and no DAMON tree (on a machine without Kubernetes pods
+# no policy matches: pageoutd stays idle and never looks for DAMON); it answers on its socket. Then the liveness probe, and the metrics sidecar's busybox httpd on
+# 127.0.0.1:PORT. Writes OUT/status.out, OUT/probe.rc, OUT/metrics.http (the HTTP answer) and
+# OUT/pageoutd.log; ends what it started.
+set -u
+root=$1 port=$2 out=$3
+mkdir -p "$root/proc" "$root/sys/fs/cgroup"
+mount -t proc proc "$root/proc" || exit 1
+mount --rbind /sys/fs/cgroup "$root/sys/fs/cgroup" &&
+	mount -o remount,bind,ro "$root/sys/fs/cgroup" || exit 1
+chroot "$root" /usr/sbin/pageoutd --foreground --config=/etc/pageoutd/config/pageoutd.conf \
+	--config-dir=/etc/pageoutd/conf.d >"$out/pageoutd.log" 2>&1 &
+daemon=$!
+i=0
+while [ ! -S "$root/run/pageoutd/pageoutd.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+chroot "$root" /usr/bin/pageoutctl status >"$out/status.out" 2>&1
+echo $? >"$out/probe.rc"
+chroot "$root" /bin/busybox httpd -f -p "127.0.0.1:$port" -h /usr/share/pageoutd/metrics &
+httpd=$!
+python3 - "$port" >"$out/metrics.http" 2>&1 <<'PY'
+import sys, time, urllib.error, urllib.request
+for _ in range(50):
+    try:
+        r = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/cgi-bin/metrics", timeout=5)
+        print(r.status, r.headers.get("Content-Type"))
+        print(r.read().decode())
+        break
+    except urllib.error.HTTPError as e:
+        print(e.code)
+        break
+    except OSError:
+        time.sleep(0.1)
+PY
+kill "$httpd" "$daemon"
+wait "$httpd" "$daemon" 2>/dev/null
+exit 0
