@@ -6,8 +6,9 @@
 # root): --version, --check-config on the shipped configuration and on the Kubernetes
 # ConfigMaps' (deploy/kubernetes), the metrics CGI answering 503 with no daemon; then, as root,
 # the DaemonSet's containers in that root (pod.sh): pageoutd with the ConfigMaps, no DAMON
-# tree and no pod cgroup to match, its liveness probe, the sidecar's httpd serving the metrics. Needs no DAMON, no
-# registry and no container runtime. Run by make check-image.
+# tree and no pod cgroup to match, its liveness probe, the sidecar's httpd serving the metrics,
+# a ConfigMap edit reloading it. Needs no DAMON, no registry and no container runtime. Run by
+# make check-image.
 . "$top_srcdir/tests/lib/common.sh"
 image="" tag=""
 while getopts i:t: o; do
@@ -114,6 +115,8 @@ else
 	ok $? "pod: with the ConfigMaps' policies"
 	grep -q '^pageoutd_state{state="idle"} 1' "$T/metrics.http"
 	ok $? "pod: no pod cgroup here: pageoutd is idle and leaves DAMON alone"
+	grep -q '^guaranteed ' "$T/reload.out"
+	ok $? "pod: a policy added to the ConfigMap (..data swapped) is read without a signal"
 	if [ "$tap_fail" -gt 0 ]; then
 		diag "$(head -n 20 "$T/metrics.http")" "$(cat "$T/pageoutd.log")"
 	fi

@@ -5,8 +5,9 @@
 # runs it. pageoutd with the ConfigMaps' files and args (check.sh laid them out), the node's
 # /proc and its cgroup tree read-only, and no DAMON tree (on a machine without Kubernetes pods
 # no policy matches: pageoutd stays idle and never looks for DAMON); it answers on its socket. Then the liveness probe, and the metrics sidecar's busybox httpd on
-# 127.0.0.1:PORT. Writes OUT/status.out, OUT/probe.rc, OUT/metrics.http (the HTTP answer) and
-# OUT/pageoutd.log; ends what it started.
+# 127.0.0.1:PORT; then a policy added to the ConfigMap as the kubelet would. Writes
+# OUT/status.out, OUT/probe.rc, OUT/metrics.http (the HTTP answer), OUT/reload.out (status after
+# the edit) and OUT/pageoutd.log; ends what it started.
 set -u
 root=$1 port=$2 out=$3
 mkdir -p "$root/proc" "$root/sys/fs/cgroup"
@@ -36,6 +37,22 @@ for _ in range(50):
     except OSError:
         time.sleep(0.1)
 PY
+# kubectl apply of an edited policies ConfigMap, as the kubelet writes it: a new timestamped
+# directory, ..data swapped over to it, a link for the new key; pageoutd reloads by itself
+d=$root/etc/pageoutd/conf.d
+new=..2026_01_01_00_01_00.000000000
+mkdir "$d/$new"
+cp "$d"/..data/*.conf "$d/$new/"
+printf '[policy]\ncgroup = /kubepods.slice/kubepods-pod*.slice\nmemory = file\n' >"$d/$new/guaranteed.conf"
+ln -s "$new" "$d/..data_tmp" && mv -T "$d/..data_tmp" "$d/..data"
+ln -s ..data/guaranteed.conf "$d/guaranteed.conf"
+i=0
+while [ $i -lt 50 ]; do
+	chroot "$root" /usr/bin/pageoutctl status >"$out/reload.out" 2>&1
+	grep -q '^guaranteed ' "$out/reload.out" && break
+	sleep 0.1
+	i=$((i + 1))
+done
 kill "$httpd" "$daemon"
 wait "$httpd" "$daemon" 2>/dev/null
 exit 0
