@@ -5,8 +5,8 @@
 # unpacked with umoci, in which pageoutd and pageoutctl run (chroot; unshare -r chroot without
 # root): --version, --check-config on the shipped configuration and on the Kubernetes
 # ConfigMaps' (deploy/kubernetes), the metrics CGI answering 503 with no daemon; then, as root,
-# the DaemonSet's containers in that root (pod.sh): pageoutd with the ConfigMaps, no DAMON
-# tree and no pod cgroup to match, its liveness probe, the sidecar's httpd serving the metrics,
+# the DaemonSet's containers in that root (pod.sh): pageoutd with the ConfigMaps on a read-only
+# root, no DAMON tree and no pod cgroup to match, its liveness probe, the sidecar's httpd serving the metrics,
 # a ConfigMap edit reloading it. Needs no DAMON, no registry and no container runtime. Run by
 # make check-image.
 . "$top_srcdir/tests/lib/common.sh"
@@ -105,7 +105,7 @@ else
 	unshare -m --propagation private sh "$top_srcdir/deploy/image/pod.sh" "$T/bundle/rootfs" \
 		"$port" "$T"
 	[ "$(cat "$T/probe.rc" 2>/dev/null)" = 0 ]
-	ok $? "pod: pageoutd runs with the ConfigMaps; the liveness probe pageoutctl status answers"
+	ok $? "pod: pageoutd runs with the ConfigMaps, on a read-only root; pageoutctl status answers"
 	diag "$(head -n 3 "$T/status.out" 2>/dev/null)"
 	head -n 1 "$T/metrics.http" | grep -q '^200 text/plain; version=0.0.4'
 	ok $? "pod: the sidecar's GET /cgi-bin/metrics is 200, Prometheus text"

@@ -2,15 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # pod.sh ROOT PORT OUT: check.sh's pod without Kubernetes, run in a mount namespace of its own
 # (unshare -m): in the image's root ROOT, what the DaemonSet (deploy/kubernetes) runs, as it
-# runs it. pageoutd with the ConfigMaps' files and args (check.sh laid them out), the node's
-# /proc and its cgroup tree read-only, and no DAMON tree (on a machine without Kubernetes pods
-# no policy matches: pageoutd stays idle and never looks for DAMON); it answers on its socket. Then the liveness probe, and the metrics sidecar's busybox httpd on
-# 127.0.0.1:PORT; then a policy added to the ConfigMap as the kubelet would. Writes
-# OUT/status.out, OUT/probe.rc, OUT/metrics.http (the HTTP answer), OUT/reload.out (status after
-# the edit) and OUT/pageoutd.log; ends what it started.
+# runs it. The root read-only, the ConfigMaps (check.sh laid them out) and /run/pageoutd
+# writable mounts of their own, the node's /proc, its cgroup tree read-only, and no DAMON tree
+# (on a machine without Kubernetes pods no policy matches: pageoutd stays idle and never looks
+# for DAMON). pageoutd with the DaemonSet's args; the liveness probe; the metrics sidecar's
+# busybox httpd on 127.0.0.1:PORT; then a policy added to the ConfigMap as the kubelet would.
+# Writes OUT/status.out, OUT/probe.rc, OUT/metrics.http (the HTTP answer), OUT/reload.out
+# (status after the edit) and OUT/pageoutd.log; ends what it started.
 set -u
 root=$1 port=$2 out=$3
-mkdir -p "$root/proc" "$root/sys/fs/cgroup"
+mkdir -p "$root/proc" "$root/sys/fs/cgroup" "$out/vol/run"
+# readOnlyRootFilesystem: what pageoutd writes goes to its volumes, or fails
+mount --bind "$root" "$root" || exit 1
+for v in etc/pageoutd/config etc/pageoutd/conf.d; do
+	mkdir -p "$out/vol/$v" && cp -a "$root/$v/." "$out/vol/$v/" &&
+		mount --bind "$out/vol/$v" "$root/$v" || exit 1
+done
+mount --bind "$out/vol/run" "$root/run/pageoutd" || exit 1
+mount -o remount,bind,ro "$root" || exit 1
 mount -t proc proc "$root/proc" || exit 1
 mount --rbind /sys/fs/cgroup "$root/sys/fs/cgroup" &&
 	mount -o remount,bind,ro "$root/sys/fs/cgroup" || exit 1

@@ -21,6 +21,7 @@ srcdir = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__),
 builddir = os.environ.get("top_builddir") or srcdir
 here = os.path.join(srcdir, "deploy", "kubernetes")
 sys.path.insert(0, here)
+sys.dont_write_bytecode = True
 import extract  # noqa: E402
 
 n = 0
