@@ -122,11 +122,17 @@ else
 	sd=$(disk 1048576) pd=$(disk 393216)
 	[ -n "$sd" ] && mkswap "$sd" >/dev/null && swapon "$sd" || echo "vm: no swap disk"
 	[ -n "$pd" ] && echo "$pd" >/run/pageoutd-vm-pcdisk
+	# zswap, where the kernel has it, in front of the disk: pages are compressed into memory
+	# when paged out and freed at once, as with zram, instead of waiting in the swap cache
+	# for their write (tests/vm/README)
+	z=/sys/module/zswap/parameters/enabled
+	[ -w $z ] && echo Y >$z 2>/dev/null
+	[ "$(cat $z 2>/dev/null)" = Y ] && zswap=" behind zswap ($(cat /sys/module/zswap/parameters/compressor))"
 fi
 echo "pageoutd-vm-guest" >/run/pageoutd-vm-guest
 export PATH=/payload:/bin TMPDIR=/tmp
 cd /payload
-echo "vm: payload start: $(uname -r) swap=$(awk 'NR==2 { print $3 }' /proc/swaps)kB on $(awk 'NR==2 { print $1 }' /proc/swaps)"
+echo "vm: payload start: $(uname -r) swap=$(awk 'NR==2 { print $3 }' /proc/swaps)kB on $(awk 'NR==2 { print $1 }' /proc/swaps)${zswap:-}"
 sh -c "$(cat /payload/.cmd | tr '\n' ' ')"
 rc=$?
 echo "vm: payload exit $rc"
