@@ -20,7 +20,7 @@ if [ "$(cat /usr/local/lib/pageoutd-vm/swap)" != zram ]; then
 	[ -n "$sd" ] && mkswap "$sd" >/dev/null && swapon "$sd" || echo "vm: no swap disk"
 	# zswap in front of it where the kernel has it, as boot.sh's /init does
 	z=/sys/module/zswap/parameters/enabled
-	[ -w $z ] && echo Y >$z
+	[ -w $z ] && echo Y >$z && echo 0 >/proc/sys/vm/page-cluster
 elif [ -e /sys/block/zram0 ]; then
 	echo lz4 >/sys/block/zram0/comp_algorithm
 	echo 512M >/sys/block/zram0/disksize
