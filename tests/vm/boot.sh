@@ -52,9 +52,14 @@ if [ "$(id -u)" = 0 ]; then
 	mknod -m 666 "$root/dev/null" c 1 3
 fi
 
-# modules in dependency order, from each module's own depends= (the .debs ship no modules.dep)
+# the guest's swap (modules.sh): zram where the kernel has it, else a swap disk; its modules in
+# dependency order, from each module's own depends= (the .debs ship no modules.dep)
 . "$here/modules.sh"
-zram_modules "$k" "$root/lib/modules"
+swap=$(swap_kind "$k")
+[ -n "$swap" ] || { echo "boot.sh: $series has neither zram nor a disk driver for swap" >&2; exit 2; }
+swap_modules "$k" "$root/lib/modules"
+echo "$swap" >"$root/etc/pageoutd-vm-swap"
+disks=$(swap_qemu_args "$swap" "$work")
 
 copy_libs() {
 	ldd "$1" 2>/dev/null | awk '/=>/ { print $3 } /^[ \t]*\// { print $1 }' | while read -r lib; do
@@ -92,15 +97,48 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 ip link set lo up 2>/dev/null
 for m in $(cat /lib/modules/order); do insmod /lib/modules/$m.ko || echo "vm: insmod $m failed"; done
-if [ -e /sys/block/zram0 ]; then
-	echo lz4 >/sys/block/zram0/comp_algorithm
-	echo 512M >/sys/block/zram0/disksize
-	mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+if [ "$(cat /etc/pageoutd-vm-swap)" = zram ]; then
+	if [ -e /sys/block/zram0 ]; then
+		echo lz4 >/sys/block/zram0/comp_algorithm
+		echo 512M >/sys/block/zram0/disksize
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+	fi
+else
+	# no zram in this kernel: swap on the 512 MiB disk, and the 192 MiB one for vm-paddr's
+	# page cache named in /run/pageoutd-vm-pcdisk; told apart by size (NVMe probes
+	# asynchronously: wait for them)
+	disk() {
+		for d in /sys/block/vd* /sys/block/nvme*; do
+			[ "$(cat $d/size 2>/dev/null)" = "$1" ] && echo /dev/${d##*/} && return 0
+		done
+		return 1
+	}
+	i=0
+	while ! disk 1048576 >/dev/null || ! disk 393216 >/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && break
+		sleep 0.1
+	done
+	sd=$(disk 1048576) pd=$(disk 393216)
+	[ -n "$sd" ] && mkswap "$sd" >/dev/null && swapon "$sd" || echo "vm: no swap disk"
+	[ -n "$pd" ] && echo "$pd" >/run/pageoutd-vm-pcdisk
+	# zswap, where the kernel has it, in front of the disk: pages are compressed into memory
+	# when paged out and freed at once, as with zram, instead of waiting in the swap cache
+	# for their write (tests/vm/README)
+	z=/sys/module/zswap/parameters/enabled
+	[ -w $z ] && echo Y >$z 2>/dev/null
+	if [ "$(cat $z 2>/dev/null)" = Y ]; then
+		zswap=" behind zswap ($(cat /sys/module/zswap/parameters/compressor))"
+		# and no swap readahead, which zram does not do either: a fault reads back its page
+		# alone, so a page comes back by a major fault of its own, not a minor one after a
+		# neighbour's read (7.1 with page-cluster 3: 13% of the hot pages by major fault)
+		echo 0 >/proc/sys/vm/page-cluster
+	fi
 fi
 echo "pageoutd-vm-guest" >/run/pageoutd-vm-guest
 export PATH=/payload:/bin TMPDIR=/tmp
 cd /payload
-echo "vm: payload start: $(uname -r) swap=$(awk 'NR==2 { print $3 }' /proc/swaps)kB"
+echo "vm: payload start: $(uname -r) swap=$(awk 'NR==2 { print $3 }' /proc/swaps)kB on $(awk 'NR==2 { print $1 }' /proc/swaps)${zswap:-}"
 sh -c "$(cat /payload/.cmd | tr '\n' ' ')"
 rc=$?
 echo "vm: payload exit $rc"
@@ -117,7 +155,7 @@ boot() {
 	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp 2 \
 		-nodefaults -no-user-config -display none -vga none -no-reboot \
 		-serial "file:$work/console" -serial "file:$work/status" \
-		-kernel "$k/vmlinuz" -initrd "$work/initrd" \
+		-kernel "$k/vmlinuz" -initrd "$work/initrd" $disks \
 		-append "console=ttyS0 panic=-1 oops=panic quiet pageoutd.vmtest=1$append" </dev/null &
 	qpid=$!
 	# stream the console while qemu runs

@@ -5,6 +5,8 @@
 # trixie-backports, sid or experimental has a cloud kernel of; the newest version of it is
 # taken, except for the CI boots, whose tested versions are tried first (6.12.117+deb13,
 # 7.3.4+deb13; 7.2.13+deb14, the bench's). kernel.sh --list CACHE prints every series the mirror offers, oldest first.
+# The guest swaps on zram; a kernel whose packages hold no zram module gets a swap disk instead
+# (modules.sh), and kernel.sh says which.
 # The mirror is read from this machine's apt sources at run time; apt runs with a private
 # state under CACHE, so the host's apt state is left alone.
 set -eu
@@ -86,19 +88,32 @@ mkdir -p "$out/modules"
 cp "$vmlinuz" "$out/vmlinuz"
 [ -n "$config" ] && cp "$config" "$out/config"
 mods=$(ls -d "$root/lib/modules/$kver" "$root/usr/lib/modules/$kver" 2>/dev/null | head -n 1)
-# only what the guest loads: zram and what it depends on
-for m in zram zsmalloc lz4_compress lz4hc_compress; do
+# only what the guest loads: zram and what it depends on, and virtio_blk for a swap disk where
+# there is no zram (modules.sh)
+for m in zram zsmalloc lz4_compress lz4hc_compress virtio_blk; do
 	f=$([ -z "$mods" ] || find "$mods" -name "$m.ko*" | head -n 1)
 	[ -n "$f" ] && cp "$f" "$out/modules/"
 done
-# the guest's swap is zram: a kernel without it (built in, or as a module here) cannot run
-# the tests, and must not look as if it had run them
-if ! ls "$out/modules"/zram.ko* >/dev/null 2>&1 &&
-	! grep -q '^CONFIG_ZRAM=y' "$out/config" 2>/dev/null; then
+# the guest's swap: zram where the kernel has it (built in, or as a module here); else a disk,
+# virtio or NVMe. A kernel with neither cannot run the tests, and must not look as if it had.
+. "$(dirname "$0")/modules.sh"
+swap=$(swap_kind "$out")
+case $swap in
+zram) ;;
+virtio) echo "kernel.sh: no zram in $kver's packages ($list): the guest swaps on a virtio disk" >&2 ;;
+nvme)
+	if [ -s "$out/config" ]; then
+		echo "kernel.sh: no zram nor virtio_blk in $kver's packages ($list): the guest swaps on an NVMe disk (built in)" >&2
+	else
+		echo "kernel.sh: no modules and no config in $kver's packages ($list): the guest swaps on an NVMe disk, which Debian's cloud kernels build in" >&2
+	fi
+	;;
+*)
 	rm -rf "$tmp" "$out"
-	echo "kernel.sh: no zram in $kver's packages on the mirror ($list): no swap in the guest" >&2
+	echo "kernel.sh: no zram, virtio_blk or NVMe in $kver's packages on the mirror ($list): no swap in the guest" >&2
 	exit 1
-fi
+	;;
+esac
 echo "$kver" >"$out/kver"
 rm -rf "$tmp"
 echo "kernel.sh: $series kernel $kver ready" >&2

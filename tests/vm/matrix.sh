@@ -23,6 +23,7 @@ if [ $# = 0 ]; then
 	set -- $("$s/tests/vm/kernel.sh" --list "$cache") || exit 1
 	[ $# -gt 0 ] || { echo "matrix.sh: the mirror offers no cloud kernel" >&2; exit 1; }
 fi
+. "$s/tests/vm/modules.sh"
 rows=$(mktemp)
 status=0
 for k in "$@"; do
@@ -33,6 +34,14 @@ for k in "$@"; do
 	secs=$(($(date +%s) - start))
 	cat "$log"
 	kver=$(cat "$cache/$k/kver" 2>/dev/null || echo "not fetched")
+	# a kernel without zram swaps on a disk (modules.sh): the row says so
+	case $(swap_kind "$cache/$k" 2>/dev/null) in
+	virtio) kver="$kver, swap on a virtio disk (no zram)" ;;
+	nvme) kver="$kver, swap on an NVMe disk (no zram)" ;;
+	esac
+	case $(sed -n "s/^\[$k\] vm: payload start: .* on [^ ]*\( behind zswap\).*/\1/p" "$log" | tail -n 1) in
+	" behind zswap") kver="$kver behind zswap" ;;
+	esac
 	feats=$(sed -n "s/^\[$k\] # damon features: //p" "$log" | tail -n 1)
 	# the boot that decided: check.sh's last "== K: N checks, F failed" line
 	last=$(grep "^== $k: " "$log" | tail -n 1)
@@ -41,6 +50,8 @@ for k in "$@"; do
 	boots=$(grep -c "^== $k: " "$log")
 	if [ "$rc" = 0 ]; then
 		verdict="passed: $((${n:-0} - ${nf:-0}))/${n:-0}"
+		nskip=$(($(grep -c "^\[$k\] ok .* # SKIP" "$log") / boots))
+		[ "$nskip" -gt 0 ] && verdict="$verdict ($nskip of them TAP SKIPs: tests/vm/README)"
 		[ "$boots" -gt 1 ] && verdict="$verdict (on boot $boots)"
 	else
 		status=1
@@ -61,7 +72,11 @@ fi
 	echo
 	echo "Written by \`make check-matrix\` (tests/vm/matrix.sh): every guest test of \`make"
 	echo "check-vm\` on each Debian cloud kernel series, under QEMU (TCG). The features are those"
-	echo "pageoutd's DAMON layer detected in that guest's sysfs tree."
+	echo "pageoutd's DAMON layer detected in that guest's sysfs tree. The guest swaps on 512 MiB"
+	echo "of zram; where the mirror's packages of a kernel hold no zram module, it swaps on a"
+	echo "512 MiB raw disk image instead, virtio or NVMe, whichever driver the kernel has (and"
+	echo "vm-paddr's page cache is on a second such disk), behind zswap where the kernel has it:"
+	echo "the kernel column says so. On a bare disk three checks report a TAP SKIP (tests/vm/README)."
 	echo
 	echo "| series | kernel | DAMON features detected | checks | time | booted |"
 	echo "|---|---|---|---|---|---|"

@@ -35,7 +35,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pageoutd-vm-systemd.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
 # the files of this run, appended to the cached root filesystem as a second cpio archive (the
-# kernel unpacks both): the checks, the workload, the package, the zram modules, and the units
+# kernel unpacks both): the checks, the workload, the package, the swap's modules (zram, or a
+# disk where the kernel has no zram: modules.sh), and the units
 # that run them, enabled
 initrd() {
 	ov=$work/overlay lib=$work/overlay/usr/local/lib/pageoutd-vm
@@ -44,7 +45,8 @@ initrd() {
 	mkdir -p "$lib" "$units/multi-user.target.wants"
 	cp "$v/systemd/checks.sh" "$v/systemd/setup.sh" "$b/tests/vm/guest/vm-workload" "$lib/"
 	cp "$deb" "$lib/pageoutd.deb"
-	zram_modules "$cache/$1" "$lib/modules"
+	swap_modules "$cache/$1" "$lib/modules"
+	swap_kind "$cache/$1" >"$lib/swap"
 	for u in pageoutd-vm-setup.service pageoutd-vm-test.service; do
 		cp "$v/systemd/$u" "$units/"
 		ln -s "../$u" "$units/multi-user.target.wants/$u"
@@ -62,7 +64,7 @@ boot() {
 	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -cpu max -m 2048 -smp 2 \
 		-nodefaults -no-user-config -display none -vga none -no-reboot \
 		-serial "file:$work/console" -serial "file:$work/status" \
-		-kernel "$cache/$1/vmlinuz" -initrd "$work/initrd" \
+		-kernel "$cache/$1/vmlinuz" -initrd "$work/initrd" $(swap_qemu_args "$(swap_kind "$cache/$1")" "$work") \
 		-append "console=ttyS0 panic=-1 oops=panic quiet rdinit=/sbin/init pageoutd.vmtest=1" \
 		</dev/null &
 	qpid=$!

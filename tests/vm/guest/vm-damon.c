@@ -342,8 +342,12 @@ static void madvise_ignores_references(void)
 	printf("# hot area paged out by process_madvise: %ld major faults (%.0f%% of its pages) "
 	       "after the call\n",
 	       f, 100.0 * (double)f / (32 * MIB / 4096));
-	ok(f >= (long)(32 * MIB / 4096) / 2,
-	   "references ignored: most hot pages were paged out and faulted back");
+	if (vm_swap_sync())
+		ok(f >= (long)(32 * MIB / 4096) / 2,
+		   "references ignored: most hot pages were paged out and faulted back");
+	else
+		skip("references ignored: most hot pages were paged out and faulted back",
+		     VM_SWAP_ASYNC);
 	vm_reap(w);
 }
 
@@ -427,9 +431,15 @@ static void paddr_rechecks(struct damon *d)
 		printf("# paddr stats: nr_tried %" PRIu64 " sz_applied %" PRIu64
 		       " sz_ops_filter_passed %" PRId64 " (%lu state commands)\n",
 		       st.nr_tried, st.sz_applied, (int64_t)st.sz_ops_filter_passed, io);
-		ok(r == 0 && st.sz_applied >= (uint64_t)sc * 1024 / 2,
-		   "the stats show what was paged out (%s)",
-		   d->feat.refresh_ms ? "refreshed by the kernel" : "after update_schemes_stats");
+		if (vm_swap_sync())
+			ok(r == 0 && st.sz_applied >= (uint64_t)sc * 1024 / 2,
+			   "the stats show what was paged out (%s)",
+			   d->feat.refresh_ms ? "refreshed by the kernel" :
+						"after update_schemes_stats");
+		else
+			skip("the stats show what was paged out",
+			     "the swap is a bare disk (no zram, no zswap): DAMOS counts a page "
+			     "as applied when it is freed, after its write");
 		if (d->feat.refresh_ms)
 			is_int((int)io, 0, "with refresh_ms no state command was written for them");
 	}

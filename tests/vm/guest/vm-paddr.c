@@ -2,11 +2,12 @@
 /*
  * The paddr engine on a real kernel: pageoutd's paddr kdamond with one DAMOS pageout scheme
  * per cgroup. Two cgroups each hold cold anonymous memory and cold page cache (a file on
- * ext4 over a zram disk); /vmt-pa is matched by a paddr policy, /vmt-pb is not; /vmt-pa also
- * holds a hot working set that is touched all the time. A third matched cgroup goes away
- * while its scheme exists. First the quota is small (64K/100ms): the scheme stats show what it
- * bounds. Then a reload raises it: /vmt-pa's cold memory goes, /vmt-pb keeps all of its, and
- * the hot set stays resident because DAMON's paddr pageout re-checks references.
+ * ext4 over a zram disk, or a virtio or NVMe disk where the kernel has no zram); /vmt-pa is
+ * matched by a paddr policy, /vmt-pb is not; /vmt-pa also holds a hot working set that is
+ * touched all the time. A third matched cgroup goes away while its scheme exists. First the
+ * quota is small (64K/100ms): the scheme stats show what it bounds. Then a reload raises it:
+ * /vmt-pa's cold memory goes, /vmt-pb keeps all of its, and the hot set stays resident
+ * because DAMON's paddr pageout re-checks references.
  * Then frozen_only with a frozen and a running app under the real daemon (frozen(); alone with
  * `vm-paddr frozen`), and the shipped conf/conf.d/machines.conf with its defaults: the byte
  * quota bounds the work, and a time quota that binds is named (quota(); `vm-paddr quota`).
@@ -81,18 +82,29 @@ static struct cfg *config(const char *quota)
 	return cfg;
 }
 
-/* ext4 on a second zram disk: page cache that reclaim can drop */
-static int pagecache_fs(void)
+/*
+ * ext4 on a second zram disk: page cache that reclaim can drop. A kernel without zram has a
+ * second disk for it instead (tests/vm/boot.sh names it in /run/pageoutd-vm-pcdisk); the page
+ * cache is the same, only the device under it differs. Returns the device, or NULL.
+ */
+static const char *pagecache_fs(void)
 {
+	static char dev[64];
 	char id[16] = "", cmd[256];
 
-	if (read_file_at(AT_FDCWD, "/sys/class/zram-control/hot_add", id, sizeof(id)) <= 0)
-		return -1;
-	snprintf(cmd, sizeof(cmd),
-		 "echo 160M > /sys/block/zram%d/disksize && mke2fs -q -b 4096 /dev/zram%d && "
-		 "mkdir -p " PC " && mount -t ext4 /dev/zram%d " PC,
-		 atoi(id), atoi(id), atoi(id));
-	return system(cmd) == 0 ? 0 : -1;
+	if (read_file_at(AT_FDCWD, "/sys/class/zram-control/hot_add", id, sizeof(id)) > 0) {
+		snprintf(dev, sizeof(dev), "/dev/zram%d", atoi(id));
+		snprintf(cmd, sizeof(cmd), "echo 160M > /sys/block/zram%d/disksize", atoi(id));
+		if (system(cmd) != 0)
+			return NULL;
+	} else if (read_file_at(AT_FDCWD, "/run/pageoutd-vm-pcdisk", dev, sizeof(dev)) > 0) {
+		dev[strcspn(dev, "\n")] = '\0';
+	} else {
+		return NULL;
+	}
+	snprintf(cmd, sizeof(cmd), "mke2fs -q -b 4096 %s && mkdir -p " PC " && mount -t ext4 %s " PC,
+		 dev, dev);
+	return system(cmd) == 0 ? dev : NULL;
 }
 
 struct holder_args {
@@ -656,7 +668,12 @@ int main(int argc, char **argv)
 		return tap_exit();
 	}
 	mkdir(state_dir, 0700);
-	ok(pagecache_fs() == 0, "ext4 on a zram disk for page cache at " PC);
+	{
+		const char *dev = pagecache_fs();
+
+		ok(dev != NULL, "ext4 on %s%s for page cache at " PC, dev ? dev : "no disk",
+		   dev && strncmp(dev, "/dev/zram", 9) ? " (this kernel has no zram)" : "");
+	}
 	ok(cgrp_init(&cg) == 0 && cg.version == 2, "cgroup v2");
 	vm_cg_make("/vmt-pa");
 	vm_cg_make("/vmt-pb");

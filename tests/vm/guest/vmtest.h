@@ -309,6 +309,28 @@ static inline long vm_area_swap_kb(pid_t pid, uint64_t addr)
 	return vm_area_field_kb(pid, addr, "Swap");
 }
 
+/*
+ * Whether the guest's swap pages out synchronously: zram, or a swap disk behind zswap
+ * (tests/vm/boot.sh). On a bare swap disk (a kernel with neither zram nor zswap) a page paged
+ * out stays in the swap cache until its write completes and reclaim comes back for it: touched
+ * again, it returns by a minor fault, not a major one, and DAMOS counts it as applied only
+ * when it is freed. Checks built on either say so there (tests/vm/README).
+ */
+static inline bool vm_swap_sync(void)
+{
+	char buf[4096] = "";
+
+	if (read_file_at(AT_FDCWD, "/proc/swaps", buf, sizeof(buf)) > 0 && strstr(buf, "/dev/zram"))
+		return true;
+	memset(buf, 0, sizeof(buf));
+	return read_file_at(AT_FDCWD, "/sys/module/zswap/parameters/enabled", buf, sizeof(buf)) > 0 &&
+	       buf[0] == 'Y';
+}
+
+#define VM_SWAP_ASYNC                                                                            \
+	"the swap is a bare disk (no zram, no zswap): a page paged out stays in the swap cache "   \
+	"until written, and comes back by a minor fault"
+
 /* Major faults of a process (field 12 of /proc/PID/stat). */
 static inline long vm_majflt(pid_t pid)
 {
