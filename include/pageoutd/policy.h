@@ -30,9 +30,10 @@ enum skip_reason {
 	SKIP_FREE_MEMORY, /* free memory above min_free */
 	SKIP_SWAP_RESERVE,
 	SKIP_NOT_FROZEN,
-	SKIP_VANISHED, /* the process exited between snapshot and apply */
-	SKIP_ERROR,    /* the kernel refused the range */
-	SKIP_PAUSED,   /* an operator paused the policy (pageoutctl pause) */
+	SKIP_VANISHED,	      /* the process exited between snapshot and apply */
+	SKIP_ERROR,	      /* the kernel refused the range */
+	SKIP_PAUSED,	      /* an operator paused the policy (pageoutctl pause) */
+	SKIP_BELOW_MAX_USAGE, /* paddr: the cgroup is at or below max_usage (pageoutd's gate) */
 	SKIP_MAX
 };
 
