@@ -103,6 +103,7 @@ static const struct key policy_keys[] = {
 	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE, ANY },
 	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE, ANY },
 	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0, ANY },
+	{ "max_usage", K_RATE, P(max_usage), 0, PPM_ONE - 100, PADDR_ONLY },
 	{ NULL },
 };
 
@@ -234,6 +235,7 @@ static void policy_defaults(struct cfg_policy *p)
 	p->swap_reserve = 200000;   /* 20% */
 	p->max_refault_rate = 2000; /* 0.2% */
 	p->frozen_only = false;
+	p->max_usage = 0; /* no ceiling */
 }
 
 /* --- value parsers: return NULL or a description of what was expected --- */
@@ -483,6 +485,12 @@ static int parse_value(const struct key *k, const char *v, void *base, char *msg
 		}
 		return parse_number(k, v, (char *)base + k->off, msg, len);
 	case K_RATE:
+		/* max_usage = none: no ceiling, as 0% */
+		if (!strcmp(k->name, "max_usage") && !strcmp(v, "none")) {
+			*(uint32_t *)((char *)base + k->off) = 0;
+			return 0;
+		}
+		return parse_number(k, v, (char *)base + k->off, msg, len);
 	case K_UINT:
 		return parse_number(k, v, (char *)base + k->off, msg, len);
 	case K_QUOTA:
@@ -1018,7 +1026,7 @@ static bool key_applies(const char *name, enum cfg_engine e)
 const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t len)
 {
 	char age[32], rate[32], qs[32], qi[32], qt[32], pl[32], mf[32], sr[32], rr[32];
-	char quota[72] = "none", qtime[48] = "", frozen[24] = "";
+	char quota[72] = "none", qtime[48] = "", frozen[24] = "", mu[32], usage[48] = "";
 
 	if (p->quota_interval_us)
 		snprintf(quota, sizeof(quota), "%s/%s", size_text(qs, sizeof(qs), p->quota_bytes),
@@ -1029,9 +1037,12 @@ const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t le
 					  : "none");
 	if (key_applies("frozen_only", p->engine))
 		snprintf(frozen, sizeof(frozen), " frozen_only=%s", p->frozen_only ? "yes" : "no");
+	if (key_applies("max_usage", p->engine))
+		snprintf(usage, sizeof(usage), " max_usage=%s",
+			 p->max_usage ? fmt_rate(mu, sizeof(mu), p->max_usage) : "none");
 	snprintf(buf, len,
 		 "cgroup=%s engine=%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s%s "
-		 "pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s%s",
+		 "pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s%s%s",
 		 p->cgroup, cfg_engine_name(p->engine),
 		 fmt_duration(age, sizeof(age), p->min_age_us),
 		 fmt_rate(rate, sizeof(rate), p->max_access_rate),
@@ -1040,7 +1051,7 @@ const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t le
 		 p->memory & MEMORY_FILE ? "file" : "", quota, qtime,
 		 fmt_rate(pl, sizeof(pl), p->pressure_limit), fmt_rate(mf, sizeof(mf), p->min_free),
 		 fmt_rate(sr, sizeof(sr), p->swap_reserve),
-		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), frozen);
+		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), frozen, usage);
 	return buf;
 }
 

@@ -524,6 +524,9 @@ static int detect_features(struct damon *d)
 		if (r == 0)
 			f->goal_metric = path_exists(
 				d, mkpath(p, sizeof(p), "%s/quotas/goals/0/target_metric", c));
+		if (r == 0)
+			f->goal_memcg =
+				path_exists(d, mkpath(p, sizeof(p), "%s/quotas/goals/0/path", c));
 		r = r ?: wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/nr_goals", c), "0");
 		if (r < 0)
 			return fail(d, r, "probing DAMON quota goals under %s: %s", d->root,
@@ -571,6 +574,7 @@ const char *damon_features_str(const struct damon_features *f, char *buf, size_t
 		{ f->obsolete_target, "obsolete_target" },
 		{ f->refresh_ms, "refresh_ms" },
 		{ f->goal_tuner, "goal_tuner" },
+		{ f->goal_memcg, "goal_memcg" },
 	};
 	size_t n = 0;
 
@@ -681,6 +685,12 @@ static int check_scheme_features(struct damon *d, const struct damon_scheme *sc)
 		return fail(d, 0, "this kernel's DAMON has no quota goal metrics (Linux 6.9+)"),
 		       -EOPNOTSUPP;
 	}
+	for (unsigned g = 0; g < sc->nr_goals; g++)
+		if (sc->goals[g].path[0] && !d->feat.goal_memcg)
+			return fail(d, 0,
+				    "this kernel's DAMON has no per-cgroup quota goals "
+				    "(node_memcg_free_bp, Linux 6.19+)"),
+			       -EOPNOTSUPP;
 	return 0;
 }
 
@@ -701,6 +711,20 @@ static int write_pattern(struct damon *d, const char *s, const struct damon_acce
 	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/age/max", s), ap->age_max);
 	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/access_pattern/age/min", s), ap->age_min);
 	return r;
+}
+
+/* The node and memcg of a node_memcg_* goal (6.19): only goals with a path have them. */
+static int write_goal_memcg(struct damon *d, const char *s, unsigned g,
+			    const struct damon_goal *goal)
+{
+	char p[256], nid[16];
+	int r;
+
+	if (!goal->path[0])
+		return 0;
+	snprintf(nid, sizeof(nid), "%d", goal->nid);
+	r = wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/%u/nid", s, g), nid);
+	return r ?: wr(d, mkpath(p, sizeof(p), "%s/quotas/goals/%u/path", s, g), goal->path);
 }
 
 static int write_quotas(struct damon *d, const char *s, const struct damon_scheme *sc)
@@ -734,6 +758,7 @@ static int write_quotas(struct damon *d, const char *s, const struct damon_schem
 				      mkpath(p, sizeof(p), "%s/quotas/goals/%u/current_value", s,
 					     g),
 				      sc->goals[g].current_value);
+		r = r ?: write_goal_memcg(d, s, g, &sc->goals[g]);
 	}
 	return r;
 }

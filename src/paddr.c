@@ -35,8 +35,9 @@ struct paddr_cgroup {
 	bool was_paused;
 	/* the byte quota, time quota and goals of the scheme the kernel has (note_commit) */
 	uint64_t kquota_bytes, kquota_ms;
-	unsigned kgoals;
-	unsigned bound; /* PADDR_LIMIT_BITs that held its effective quota down at the last read */
+	bool kgoal_psi;	  /* the kernel's scheme has the PSI goal */
+	bool kgoal_usage; /* and the max_usage goal */
+	unsigned bound;	  /* PADDR_LIMIT_BITs that held its effective quota down at the last read */
 	bool bound_known;
 	uint64_t bound_effective; /* the effective quota then */
 	int frozen;		  /* frozen_only: cgrp_frozen as last read */
@@ -77,6 +78,8 @@ struct paddr {
 	int watchfd; /* inotify fd the frozen_only cgroups are watched on, -1: none */
 	struct paddr_stats s;
 	char self_cg[PATH_MAX]; /* pageoutd's own memory cgroup: never given a scheme */
+	unsigned mem_nodes;	/* NUMA nodes with memory (zoneinfo), 0 before it is read */
+	int first_nid;		/* the first of them */
 };
 
 /* --- lifecycle --- */
@@ -409,12 +412,47 @@ static void read_inputs(struct paddr *p, struct paddr_cgroup *c, const struct po
 }
 
 /*
+ * read_nodes: the NUMA nodes with memory, once (memory is not hot-added often enough to read
+ * zoneinfo every cycle); none known when it cannot be read: then pageoutd holds the ceilings.
+ */
+static void read_nodes(struct paddr *p)
+{
+	char *buf = NULL;
+
+	if (p->mem_nodes || read_file_alloc_at(p->procfd, "zoneinfo", &buf) < 0)
+		return;
+	p->mem_nodes = pscheme_mem_nodes(buf, &p->first_nid);
+	free(buf);
+}
+
+/*
+ * plan_usage: who holds cgroup c at its policy's max_usage, and its ceiling in bytes. Where
+ * pageoutd does, a cgroup at or below the ceiling is paused (below_max_usage) until it grows
+ * past it again; where the kernel does, the scheme gets the usage goal and stays as it is.
+ */
+static enum pscheme_usage_by plan_usage(struct paddr *p, struct paddr_cgroup *c)
+{
+	const struct cfg_policy *cp = p->pol[c->policy].cfg;
+	enum pscheme_usage_by by = pscheme_usage_by(cp, &p->d->feat, p->mem_nodes);
+
+	c->s.max_usage_by = pscheme_usage_name(by);
+	c->s.max_usage_bytes = pscheme_usage_target(cp, c->in.mem_total);
+	if (by != PSCHEME_USAGE_PAGEOUTD || c->st.paused || !c->have_resident || !c->in.mem_total ||
+	    c->last_resident > c->s.max_usage_bytes)
+		return by;
+	c->st.paused = true;
+	c->st.paused_why = SKIP_BELOW_MAX_USAGE;
+	return by;
+}
+
+/*
  * plan_scheme: this cycle's verdict for cgroup c from the inputs read (c->st), and the scheme
  * it should have in the kernel (c->want).
  */
 static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 {
 	const struct paddr_policy *pp = &p->pol[c->policy];
+	enum pscheme_usage_by by;
 	double scale;
 	unsigned kinds;
 
@@ -452,9 +490,19 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 		c->st.paused = true; /* only anon wanted, and no swap for it */
 		c->st.paused_why = c->st.anon_allowed ? SKIP_SWAP_LIMIT : SKIP_SWAP_RESERVE;
 	}
+	by = plan_usage(p, c);
 	/* dry run: the schemes only count (stat), nothing is reclaimed */
 	pscheme_build(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale, pp->nshare,
 		      kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
+	if (by == PSCHEME_USAGE_KERNEL)
+		pscheme_usage_goal(pp->cfg, c->path, p->first_nid, &c->want);
+	if (by != PSCHEME_USAGE_NONE && c->have_resident) {
+		/* one walk takes the cgroup no further than its ceiling */
+		uint64_t cap = pscheme_usage_cap(c->last_resident, c->s.max_usage_bytes);
+
+		if (!c->want.quota_bytes || c->want.quota_bytes > cap)
+			c->want.quota_bytes = cap;
+	}
 	c->s.psi_some_avg10 = c->in.psi_known ? c->in.psi_some_avg10 : -1;
 	c->s.paused = c->st.paused;
 	c->s.paused_why = c->st.paused ? skip_reason_name(c->st.paused_why) : "";
@@ -516,7 +564,11 @@ static void note_commit(struct paddr *p, bool started)
 		c->committed_paused = !strcmp(c->want.action, "stat");
 		c->kquota_bytes = c->want.quota_bytes;
 		c->kquota_ms = c->want.quota_ms;
-		c->kgoals = c->want.nr_goals;
+		c->kgoal_psi = c->kgoal_usage = false;
+		for (unsigned g = 0; g < c->want.nr_goals; g++) {
+			c->kgoal_usage |= c->want.goals[g].path[0] != '\0';
+			c->kgoal_psi |= !c->want.goals[g].path[0];
+		}
 		c->s.commits++;
 	}
 	p->kschemes = (unsigned)p->nc;
@@ -611,6 +663,20 @@ static int sync_damon(struct paddr *p)
 	return 0;
 }
 
+/*
+ * usage_bound: the limits that hold c's scheme (bound, from its effective quota) with
+ * max_usage's: a cgroup at or below its ceiling whose scheme has the kernel's usage goal has no
+ * quota because of that goal (the temporal tuner's none), whatever else it has.
+ */
+static unsigned usage_bound(const struct paddr_cgroup *c, unsigned bound)
+{
+	bool at = c->kgoal_usage && !c->committed_paused && c->have_resident &&
+		  c->last_resident <= c->s.max_usage_bytes;
+
+	bound &= ~PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE);
+	return at ? PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) : bound;
+}
+
 static void read_stats(struct paddr *p)
 {
 	int r;
@@ -653,10 +719,12 @@ static void read_stats(struct paddr *p)
 			c->bound_effective = st.effective_bytes;
 			c->bound = 0;
 			if (c->kquota_bytes && st.effective_bytes < c->kquota_bytes)
-				c->bound = (c->kquota_ms ? PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME)
-							 : 0) |
-					   (c->kgoals ? PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE) : 0);
+				c->bound =
+					(c->kquota_ms ? PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME)
+						      : 0) |
+					(c->kgoal_psi ? PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE) : 0);
 		}
+		c->bound = usage_bound(c, c->bound);
 		if (c->have_base && st.sz_tried >= b->sz_tried && st.nr_tried >= b->nr_tried &&
 		    st.sz_applied >= b->sz_applied) {
 			uint64_t dt = st.sz_tried - b->sz_tried, da = st.sz_applied - b->sz_applied;
@@ -723,21 +791,66 @@ const char *paddr_limit_name(enum paddr_limit k)
 	static const char *const names[PADDR_LIMIT_MAX] = {
 		[PADDR_LIMIT_QUOTA_TIME] = "quota_time",
 		[PADDR_LIMIT_PRESSURE] = "pressure_limit",
+		[PADDR_LIMIT_MAX_USAGE] = "max_usage",
 	};
 
 	return k < PADDR_LIMIT_MAX ? names[k] : "?";
 }
 
+/* limits_join: the names of the limits in `limits`, in limit order, joined by sep, into buf. */
+static char *limits_join(unsigned limits, const char *sep, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < PADDR_LIMIT_MAX; k++) {
+		int w;
+
+		if (!(limits & PADDR_LIMIT_BIT(k)))
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s", n ? sep : "", paddr_limit_name(k));
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
+
 const char *paddr_limits_text(unsigned limits)
 {
-	static const char *const texts[] = {
-		NULL,
-		"quota_time",
-		"pressure_limit",
-		"quota_time,pressure_limit",
-	};
+	static char texts[1u << PADDR_LIMIT_MAX][64];
+	unsigned set = limits & ((1u << PADDR_LIMIT_MAX) - 1);
 
-	return texts[limits & 3];
+	if (!set)
+		return NULL;
+	if (!texts[set][0])
+		limits_join(set, ",", texts[set], sizeof(texts[set]));
+	return texts[set];
+}
+
+/* limit_values: "quota_time = 10ms, pressure_limit = 10%" for the limits in `bound`, into buf. */
+static char *limit_values(const struct cfg_policy *cp, unsigned bound, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < PADDR_LIMIT_MAX; k++) {
+		char v[32];
+		int w;
+
+		if (!(bound & PADDR_LIMIT_BIT(k)))
+			continue;
+		if (k == PADDR_LIMIT_QUOTA_TIME)
+			fmt_duration(v, sizeof(v), cp->quota_time_us);
+		else
+			fmt_rate(v, sizeof(v),
+				 k == PADDR_LIMIT_PRESSURE ? cp->pressure_limit : cp->max_usage);
+		w = snprintf(buf + n, len - n, "%s%s = %s", n ? ", " : "", paddr_limit_name(k), v);
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
 }
 
 /*
@@ -751,7 +864,7 @@ static void note_limits(struct paddr *p)
 		unsigned bound = 0;
 		bool known = false;
 		uint64_t eff = 0, quota = 0;
-		char qt[32], pl[32], why[96];
+		char names[96], why[128];
 
 		if (!pp->active)
 			continue;
@@ -764,7 +877,10 @@ static void note_limits(struct paddr *p)
 			if (!c->bound)
 				continue;
 			bound |= c->bound;
-			eff += c->bound_effective;
+			/* at its ceiling the kernel's goal allows the cgroup nothing */
+			eff += c->bound & PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE)
+				       ? 0
+				       : c->bound_effective;
 			quota += c->kquota_bytes;
 		}
 		pp->s.binding = bound;
@@ -783,27 +899,12 @@ static void note_limits(struct paddr *p)
 			log_cond_set(&pp->limit_cond, LOG_NOTICE, "%s", same);
 			continue;
 		}
-		snprintf(why, sizeof(why), "%s%s%s%s%s",
-			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME) ? "quota_time = " : "",
-			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME)
-				 ? fmt_duration(qt, sizeof(qt), pp->cfg->quota_time_us)
-				 : "",
-			 bound == (PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME) |
-				   PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE))
-				 ? ", "
-				 : "",
-			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE) ? "pressure_limit = " : "",
-			 bound & PADDR_LIMIT_BIT(PADDR_LIMIT_PRESSURE)
-				 ? fmt_rate(pl, sizeof(pl), pp->cfg->pressure_limit)
-				 : "");
-		log_cond_set(
-			&pp->limit_cond, LOG_NOTICE,
-			"paddr policy %s: %s: the kernel allows %.1f MiB of %.1f MiB per walk (%s)",
-			pp->name,
-			bound == 3 ? "quota_time or pressure_limit binds"
-			: bound & PADDR_LIMIT_BIT(PADDR_LIMIT_QUOTA_TIME) ? "quota_time binds"
-									  : "pressure_limit binds",
-			(double)eff / (1 << 20), (double)quota / (1 << 20), why);
+		log_cond_set(&pp->limit_cond, LOG_NOTICE,
+			     "paddr policy %s: %s binds: the kernel allows %.1f MiB of %.1f MiB "
+			     "per walk (%s)",
+			     pp->name, limits_join(bound, " or ", names, sizeof(names)),
+			     (double)eff / (1 << 20), (double)quota / (1 << 20),
+			     limit_values(pp->cfg, bound, why, sizeof(why)));
 		pp->limit_logged = bound;
 	}
 }
@@ -872,6 +973,7 @@ int paddr_cycle(struct paddr *p)
 		p->pol[pi].s.last_applied = 0;
 	if (read_ram(p) < 0)
 		return 0;
+	read_nodes(p);
 	/* the counters first, while the kernel's schemes are still the ones we know */
 	read_stats(p);
 	note_limits(p);

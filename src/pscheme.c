@@ -207,3 +207,85 @@ unsigned pscheme_walk_scale(uint64_t ram_bytes, uint64_t resident)
 		k *= 2;
 	return k;
 }
+
+const char *pscheme_usage_name(enum pscheme_usage_by u)
+{
+	switch (u) {
+	case PSCHEME_USAGE_KERNEL:
+		return "kernel";
+	case PSCHEME_USAGE_PAGEOUTD:
+		return "pageoutd";
+	case PSCHEME_USAGE_NONE:
+	default:
+		return "none";
+	}
+}
+
+unsigned pscheme_mem_nodes(const char *zoneinfo, int *first)
+{
+	unsigned long long seen[16] = { 0 }; /* bit n of word n / 64: node n has memory */
+	unsigned n = 0;
+	int node = -1;
+
+	*first = -1;
+	for (const char *l = zoneinfo; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		unsigned long long managed;
+		int nid;
+
+		if (sscanf(l, "Node %d, zone", &nid) == 1) {
+			node = nid >= 0 && nid < 1024 ? nid : -1;
+			continue;
+		}
+		if (node < 0 || sscanf(l, " managed %llu", &managed) != 1 || !managed)
+			continue;
+		if (seen[node / 64] & (1ull << (node % 64)))
+			continue;
+		seen[node / 64] |= 1ull << (node % 64);
+		n++;
+		if (*first < 0 || node < *first)
+			*first = node;
+	}
+	return n;
+}
+
+enum pscheme_usage_by pscheme_usage_by(const struct cfg_policy *p, const struct damon_features *f,
+				       unsigned mem_nodes)
+{
+	if (!p->max_usage)
+		return PSCHEME_USAGE_NONE;
+	if (f->goal_memcg && f->goal_tuner && mem_nodes == 1)
+		return PSCHEME_USAGE_KERNEL;
+	return PSCHEME_USAGE_PAGEOUTD;
+}
+
+void pscheme_usage_goal(const struct cfg_policy *p, const char *memcg, int nid,
+			struct damon_scheme *s)
+{
+	struct damon_goal *g;
+	uint64_t bp = p->max_usage / 100; /* ppm to basis points */
+
+	if (!p->max_usage || s->nr_goals >= ARRAY_SIZE(s->goals))
+		return;
+	g = &s->goals[s->nr_goals++];
+	memset(g, 0, sizeof(*g));
+	str_copy(g->metric, sizeof(g->metric), "node_memcg_free_bp");
+	/* the kernel ignores a goal whose target is 0 */
+	g->target_value = bp < 10000 ? 10000 - bp : 1;
+	g->nid = nid;
+	str_copy(g->path, sizeof(g->path), memcg);
+	str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
+}
+
+uint64_t pscheme_usage_target(const struct cfg_policy *p, uint64_t mem_total)
+{
+	return (uint64_t)((double)mem_total * (double)p->max_usage / PPM_ONE);
+}
+
+uint64_t pscheme_usage_cap(uint64_t resident, uint64_t target)
+{
+	uint64_t over = resident > target ? resident - target : 0, cap = PSCHEME_USAGE_CAP_MIN;
+
+	while (cap <= over / 2)
+		cap *= 2;
+	return cap;
+}

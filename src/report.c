@@ -302,6 +302,10 @@ static void json_policy(const struct report_src *r, const struct policy_figures 
 			if (c->effective_quota != UINT64_MAX)
 				json_u64(b, "effective_quota_bytes", c->effective_quota, true);
 			json_u64(b, "resident_bytes", c->resident, true);
+			if (c->max_usage_bytes) {
+				json_u64(b, "max_usage_bytes", c->max_usage_bytes, true);
+				sbuf_printf(b, "\"max_usage_by\":\"%s\",", c->max_usage_by);
+			}
 			json_u64(b, "walk_scale", c->walk_scale, true);
 			json_u64(b, "memcg_drop_bytes_total", c->memcg_drop_bytes_total, true);
 			json_u64(b, "refaults_total", c->refaults_total, true);
@@ -311,6 +315,8 @@ static void json_policy(const struct report_src *r, const struct policy_figures 
 		}
 		sbuf_puts(b, "],");
 	}
+	if (v->p->engine == ENGINE_PADDR)
+		json_num(b, "max_usage_ratio", (double)v->p->max_usage / PPM_ONE, true);
 	json_u64(b, "quota_bytes", v->p->quota_bytes, true);
 	json_u64(b, "quota_interval_us", v->p->quota_interval_us, true);
 	json_u64(b, "min_age_us", v->p->min_age_us, false);
@@ -643,7 +649,36 @@ static const struct scheme_metric scheme_metrics[] = {
 	  SCHEME_FIGURE(memcg_drop_bytes_total) },
 	{ "paddr_resident_bytes", "gauge", "The cgroup's anon + file now",
 	  SCHEME_FIGURE(resident) },
+	{ "paddr_max_usage_bytes", "gauge",
+	  "The cgroup's ceiling from max_usage, of MemTotal (0: none)",
+	  SCHEME_FIGURE(max_usage_bytes) },
 };
+
+/* Per policy with max_usage: its cgroups held at the ceiling by the kernel's goal, by pageoutd. */
+static void metrics_max_usage(const struct report_src *r, struct sbuf *b)
+{
+	static const char *const by[] = { "kernel", "pageoutd" };
+
+	metric_header(b, "paddr_max_usage_cgroups", "gauge",
+		      "Cgroups of a policy with max_usage, by what holds them at the ceiling: the "
+		      "kernel's quota goal or pageoutd pausing the scheme");
+	for (unsigned pi = 0; pi < r->cfg->nr_policies; pi++) {
+		const struct cfg_policy *cp = &r->cfg->policies[pi];
+
+		if (cp->engine != ENGINE_PADDR || !cp->max_usage)
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(by); k++) {
+			const struct paddr_cgroup_stats *c;
+			const char *path, *pol;
+			unsigned n = 0;
+
+			for (size_t i = 0; (c = paddr_cgroup_at(r->paddr, i, &path, &pol)); i++)
+				n += !strcmp(pol, cp->name) && c->max_usage_by &&
+				     !strcmp(c->max_usage_by, by[k]);
+			metric_sample(b, "paddr_max_usage_cgroups", cp->name, "by", by[k], n);
+		}
+	}
+}
 
 /* The paddr engine's schemes, one sample per cgroup. */
 static void metrics_paddr(const struct report_src *r, struct sbuf *b)
@@ -685,6 +720,7 @@ static void metrics_paddr(const struct report_src *r, struct sbuf *b)
 			metric_sample(b, "paddr_limit_binding", cp->name, "limit",
 				      paddr_limit_name(k), !!(s->binding & PADDR_LIMIT_BIT(k)));
 	}
+	metrics_max_usage(r, b);
 	metric_header(b, "paddr_schemes", "gauge", "DAMOS schemes on pageoutd's paddr kdamond");
 	sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n", paddr_stats(r->paddr)->schemes);
 }
@@ -1037,28 +1073,36 @@ void report_detail(const struct report_src *r, struct sbuf *b)
 			if (v.ps)
 				sbuf_printf(b,
 					    "  binding limit: %s; bound quota_time %" PRIu64
-					    " cycles, pressure_limit %" PRIu64 " cycles\n",
+					    " cycles, pressure_limit %" PRIu64
+					    " cycles, max_usage %" PRIu64 " cycles\n",
 					    !v.ps->binding_known
 						    ? "unknown (no effective quota here)"
 					    : v.ps->binding ? paddr_limits_text(v.ps->binding)
 							    : "none (the byte quota)",
 					    v.ps->limit_bound_cycles[PADDR_LIMIT_QUOTA_TIME],
-					    v.ps->limit_bound_cycles[PADDR_LIMIT_PRESSURE]);
-			for (size_t k = 0; (c = paddr_cgroup_at(r->paddr, k, &path, &pol)); k++)
-				if (!strcmp(pol, v.p->name))
-					sbuf_printf(
-						b,
-						"  scheme %d %s: applied %s, resident %s, memcg "
-						"-%s, "
-						"refaults %" PRIu64 ", quota exceeded %" PRIu64
-						"%s%s\n",
-						paddr_scheme_of(r->paddr, path), path,
-						fmt_size(x, sizeof(x), c->sz_applied),
-						fmt_size(y, sizeof(y), c->resident),
-						fmt_size(z, sizeof(z), c->memcg_drop_bytes_total),
-						c->refaults_total, c->qt_exceeds,
-						c->paused ? ", paused: " : "",
-						c->paused ? c->paused_why : "");
+					    v.ps->limit_bound_cycles[PADDR_LIMIT_PRESSURE],
+					    v.ps->limit_bound_cycles[PADDR_LIMIT_MAX_USAGE]);
+			for (size_t k = 0; (c = paddr_cgroup_at(r->paddr, k, &path, &pol)); k++) {
+				char mu[64] = "", m[16];
+
+				if (strcmp(pol, v.p->name))
+					continue;
+				if (c->max_usage_bytes)
+					snprintf(mu, sizeof(mu), ", max_usage %s (held by %s)",
+						 fmt_size(m, sizeof(m), c->max_usage_bytes),
+						 c->max_usage_by);
+				sbuf_printf(b,
+					    "  scheme %d %s: applied %s, resident %s, memcg -%s, "
+					    "refaults %" PRIu64 ", quota exceeded %" PRIu64
+					    "%s%s%s\n",
+					    paddr_scheme_of(r->paddr, path), path,
+					    fmt_size(x, sizeof(x), c->sz_applied),
+					    fmt_size(y, sizeof(y), c->resident),
+					    fmt_size(z, sizeof(z), c->memcg_drop_bytes_total),
+					    c->refaults_total, c->qt_exceeds, mu,
+					    c->paused ? ", paused: " : "",
+					    c->paused ? c->paused_why : "");
+			}
 		}
 	}
 }

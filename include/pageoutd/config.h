@@ -74,6 +74,11 @@ struct cfg_policy {
 	uint32_t swap_reserve;	   /* ppm of swap */
 	uint32_t max_refault_rate; /* ppm of the cgroup's memory per minute */
 	bool frozen_only;
+	/*
+	 * paddr: reclaim a cgroup only while its memory (anon + file) is above this share of
+	 * memory (ppm of MemTotal; 0: no ceiling)
+	 */
+	uint32_t max_usage;
 };
 
 struct cfg {

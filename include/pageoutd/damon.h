@@ -45,6 +45,7 @@ struct damon_features {
 	bool obsolete_target;	   /* targets/N/obsolete_target (6.19) */
 	bool refresh_ms;	   /* kdamonds/N/refresh_ms (6.17) */
 	bool goal_tuner;	   /* quotas/goal_tuner: consist or temporal (7.1) */
+	bool goal_memcg;	   /* goals/N/path: node_memcg_{used,free}_bp metrics (6.19) */
 	bool detected;
 };
 
@@ -73,6 +74,12 @@ struct damon_access_pattern {
 struct damon_goal {
 	char metric[32]; /* user_input, some_mem_psi_us, ... */
 	uint64_t target_value, current_value;
+	/*
+	 * node_memcg_{used,free}_bp (6.19): the NUMA node and the memcg's path in the memory
+	 * hierarchy ("/a/b"); written only when path is set
+	 */
+	int nid;
+	char path[PATH_MAX];
 };
 
 struct damon_scheme {
@@ -184,7 +191,8 @@ struct damon {
  * damon_features_str: the features f holds as space-separated names, in the order of struct
  * damon_features (vaddr fvaddr paddr filters target_filter core_filters allow quota_goals
  * goal_metric effective_bytes apply_interval total_bytes sz_ops_filter_passed intervals_goal
- * obsolete_target refresh_ms goal_tuner), "none" when it holds none; truncated to len.
+ * obsolete_target refresh_ms goal_tuner goal_memcg), "none" when it holds none; truncated to
+ * len.
  * Returns buf.
  */
 const char *damon_features_str(const struct damon_features *f, char *buf, size_t len);

@@ -37,19 +37,25 @@
  * The limits other than the byte quota that can bind a scheme: DAMON's effective quota
  * (quotas/effective_bytes, 6.9+) below the scheme's byte quota means one of these held it
  * down, named from what the scheme was committed with: a time quota (quota_time) or a PSI goal
- * (pressure_limit, where the kernel tunes the quota toward it).
+ * (pressure_limit, where the kernel tunes the quota toward it); and max_usage, a cgroup at its
+ * ceiling where the kernel's per-cgroup goal holds it (its quota is then none).
  */
 enum paddr_limit {
 	PADDR_LIMIT_QUOTA_TIME,
 	PADDR_LIMIT_PRESSURE,
+	PADDR_LIMIT_MAX_USAGE, /* the cgroup is at its max_usage, where the kernel's goal holds it */
 	PADDR_LIMIT_MAX,
 };
 #define PADDR_LIMIT_BIT(k) (1u << (k))
-/* paddr_limit_name: the configuration key of limit k ("quota_time", "pressure_limit"). */
+/*
+ * paddr_limit_name: the configuration key of limit k ("quota_time", "pressure_limit",
+ * "max_usage").
+ */
 const char *paddr_limit_name(enum paddr_limit k);
 /*
- * paddr_limits_text: a set of PADDR_LIMIT_BIT()s as text: "quota_time", "pressure_limit",
- * "quota_time,pressure_limit", or NULL for the empty set. A static string.
+ * paddr_limits_text: a set of PADDR_LIMIT_BIT()s as text, the names in limit order joined by
+ * commas ("quota_time", "quota_time,pressure_limit", ...), or NULL for the empty set. A static
+ * string.
  */
 const char *paddr_limits_text(unsigned limits);
 
@@ -64,7 +70,9 @@ struct paddr_cgroup_stats {
 	uint64_t memcg_drop_bytes_total;
 	uint64_t refaults_total; /* pages since the cgroup got its scheme */
 	uint64_t commits;
-	double psi_some_avg10; /* -1 when unknown */
+	uint64_t max_usage_bytes; /* the ceiling max_usage sets (of MemTotal), 0: none */
+	const char *max_usage_by; /* who holds it there: pscheme_usage_name() */
+	double psi_some_avg10;	  /* -1 when unknown */
 	bool paused;
 	const char *paused_why; /* a skip reason name, "" when not paused */
 };

@@ -53,4 +53,63 @@ void pscheme_build(const struct cfg_policy *p, const struct cfg *cfg,
 #define PSCHEME_WALK_SCALE_MAX 1024
 unsigned pscheme_walk_scale(uint64_t ram_bytes, uint64_t resident);
 
+/*
+ * Who holds a cgroup at its policy's max_usage: nobody (no ceiling), the kernel (a quota goal
+ * in the cgroup's scheme), or pageoutd (the scheme paused while the cgroup is at or below).
+ */
+enum pscheme_usage_by {
+	PSCHEME_USAGE_NONE,
+	PSCHEME_USAGE_KERNEL,
+	PSCHEME_USAGE_PAGEOUTD,
+};
+
+/* pscheme_usage_name: "none", "kernel" or "pageoutd". */
+const char *pscheme_usage_name(enum pscheme_usage_by u);
+
+/*
+ * pscheme_mem_nodes: the NUMA nodes that have memory in /proc/zoneinfo text (a zone with
+ * managed pages), and the lowest such node's id into *first (-1 when none). Returns the count,
+ * 0 when the text names none.
+ */
+unsigned pscheme_mem_nodes(const char *zoneinfo, int *first);
+
+/*
+ * pscheme_usage_by: who holds cgroups of policy p at max_usage on a kernel with features f
+ * and mem_nodes NUMA nodes with memory. The kernel where it has per-cgroup goals
+ * (node_memcg_free_bp, 6.19) and the temporal tuner (7.1), on a machine with one memory node:
+ * DAMOS uses the highest score of a scheme's goals, so one goal per node would stop reclaim
+ * as soon as the cgroup is below the ceiling on any one node. pageoutd elsewhere.
+ */
+enum pscheme_usage_by pscheme_usage_by(const struct cfg_policy *p, const struct damon_features *f,
+				       unsigned mem_nodes);
+
+/*
+ * pscheme_usage_goal: add to s the goal that holds cgroup `memcg` (its path in the memory
+ * hierarchy, copied) at p's max_usage of node nid's memory: node_memcg_free_bp at
+ * 100% - max_usage, with the temporal tuner, which gives the scheme its full quota while the
+ * cgroup's free share of the node is below that (the cgroup is above its ceiling) and none
+ * once it is reached. DAMOS takes the highest score of its goals, so that with the PSI goal
+ * the scheme reclaims only while both allow it. Nothing when p has no ceiling or s has no
+ * goal slot left.
+ */
+void pscheme_usage_goal(const struct cfg_policy *p, const char *memcg, int nid,
+			struct damon_scheme *s);
+
+/*
+ * pscheme_usage_target: the bytes of cgroup memory (anon + file) that p's max_usage allows
+ * out of mem_total; 0 when p has no ceiling.
+ */
+uint64_t pscheme_usage_target(const struct cfg_policy *p, uint64_t mem_total);
+
+/*
+ * pscheme_usage_cap: the most bytes one walk of a cgroup holding `resident` bytes under ceiling
+ * `target` may be charged: what it holds above the ceiling rounded down to a power of two, at
+ * least PSCHEME_USAGE_CAP_MIN (also at or below the ceiling, where the kernel's goal allows
+ * nothing until the cgroup grows past it). DAMOS charges a walk with every byte it walks, so a
+ * walk reclaims at most that: the cgroup comes down to its ceiling in halving steps instead of
+ * going past it by one walk's quota (the whole cold memory, where it lies together).
+ */
+#define PSCHEME_USAGE_CAP_MIN (1ull << 20)
+uint64_t pscheme_usage_cap(uint64_t resident, uint64_t target);
+
 #endif

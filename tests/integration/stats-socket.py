@@ -233,10 +233,14 @@ def main():
                                                                "pressure_limit",
                                                                "quota_time,pressure_limit") and
            isinstance(vms.get("binding_limit_known"), bool) and
-           sorted(vms.get("limit_bound_cycles_total", {})) == ["pressure_limit", "quota_time"],
+           sorted(vms.get("limit_bound_cycles_total", {})) == ["max_usage", "pressure_limit",
+                                                               "quota_time"],
            "stats: the paddr policy's binding limit, known or not, and its cycles per limit")
+        ok(vms.get("max_usage_ratio") == 0 and "max_usage_ratio" not in pols.get("web", {}),
+           "stats: the paddr policy's max_usage (none), the vaddr policy has none")
         ok('pageoutd_paddr_limit_bound_cycles_total{policy="vms",limit="quota_time"}' in m and
            'pageoutd_paddr_limit_bound_cycles_total{policy="vms",limit="pressure_limit"}' in m and
+           'pageoutd_paddr_limit_bound_cycles_total{policy="vms",limit="max_usage"}' in m and
            "pageoutd_paddr_limit_bound_cycles_total{policy=\"web\"" not in m,
            "metrics: the cycles each limit bound, per paddr policy")
         ok("percent" not in m and "ppm" not in m and "_percent" not in m,

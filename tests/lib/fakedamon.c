@@ -254,6 +254,10 @@ static void mk_goal(struct fakedamon *f, const char *g)
 	put(f, P("%s/target_metric", g), "user_input");
 	put(f, P("%s/target_value", g), "0");
 	put(f, P("%s/current_value", g), "0");
+	if (f->abi >= FAKE_ABI_72) {
+		put(f, P("%s/nid", g), "0");
+		put(f, P("%s/path", g), "");
+	}
 }
 
 struct fakedamon *fake_new(enum fake_abi abi)

@@ -51,6 +51,8 @@ static const struct tcase cases[] = {
 	  NULL, NULL, NULL, 0 },
 	{ "quota_time before engine = paddr", "", "a.conf",
 	  POL "quota_time = 20ms\nengine = paddr\n", NULL, NULL, NULL, 0 },
+	{ "max_usage and none", "", "a.conf", POL "engine = paddr\nmax_usage = 30%\n", "b.conf",
+	  "[policy]\ncgroup = /b\nengine = paddr\nmax_usage = none\n", NULL, 0 },
 	{ "comments, inline comments and indentation",
 	  "# top\n; semi\n[daemon]\n  interval = 2s   # two\n\tlog_level = info ; inline\n", NULL,
 	  NULL, NULL, NULL, NULL, 0 },
@@ -192,6 +194,14 @@ static const struct tcase cases[] = {
 	  1 },
 	{ "a refused engine decides no key", "", "a.conf",
 	  POL "quota_time = 10ms\nengine = kernel\n", NULL, NULL, "conf.d/a.conf:4: engine: ", 1 },
+	{ "max_usage on the default engine", "", "a.conf", POL "max_usage = 30%\n", NULL, NULL,
+	  "conf.d/a.conf:3: max_usage: applies to engine = paddr policies only (this policy: "
+	  "engine = vaddr, the default)",
+	  1 },
+	{ "max_usage of 100%", "", "a.conf", POL "engine = paddr\nmax_usage = 100%\n", NULL, NULL,
+	  "conf.d/a.conf:4: max_usage: '100%' is out of range (0% to 99.99%)", 1 },
+	{ "max_usage without %", "", "a.conf", POL "engine = paddr\nmax_usage = 30\n", NULL, NULL,
+	  "conf.d/a.conf:4: max_usage: '30' is not a rate", 1 },
 	{ "the other engine's key without a cgroup", "", "a.conf", "[policy]\nquota_time = 10ms\n",
 	  NULL, NULL, "conf.d/a.conf:2: quota_time: ", 2 },
 
@@ -343,7 +353,7 @@ static void values(void)
 		   "[policy]\ncgroup = /a/*\nmin_age = 2m\nmax_access_rate = 5%\n");
 	write_file(sub, "50-e.conf",
 		   "[policy]\ncgroup = /e\nengine = paddr\nmin_age = 1.5s\nquota = 1.5G/0.5s\n"
-		   "quota_time = 0.25s\nmax_refault_rate = 0.0001%\n");
+		   "quota_time = 0.25s\nmax_refault_rate = 0.0001%\nmax_usage = 12.5%\n");
 	write_file(sub, "60-f.conf",
 		   "[policy]\ncgroup = /f\nmin_age = 0s\nquota = 5000B/90s\nmin_free = 0.5%\n");
 	write_file(sub, "70-g.conf", "[policy]\ncgroup = /g\nquota = 2048TiB/1h\n");
@@ -383,6 +393,12 @@ static void values(void)
 	is_int(p->max_refault_rate, 1, "max_refault_rate 0.0001%%: 1 ppm");
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "quota=1536M/500ms quota_time=250ms",
 		"describe 1.5G/0.5s in whole units");
+	is_int(p->max_usage, 125000, "max_usage 12.5%%: 125000 ppm");
+	has_str(line, " max_usage=12.5%", "describe max_usage");
+	p = cfg_find_policy(cfg, "80-h");
+	is_int(p->max_usage, 0, "paddr without max_usage: no ceiling");
+	has_str(cfg_policy_describe(p, line, sizeof(line)), " max_usage=none",
+		"describe no ceiling as none");
 	p = cfg_find_policy(cfg, "60-f");
 	is_u64(p->min_age_us, 0, "min_age 0s");
 	is_u64(p->quota_bytes, 5000, "quota 5000B");
@@ -390,6 +406,7 @@ static void values(void)
 	has_str(cfg_policy_describe(p, line, sizeof(line)), "min_age=0s", "describe min_age 0s");
 	has_str(line, "quota=5000B/90s", "describe a byte count with its B");
 	ok(!strstr(line, "quota_time="), "describe a vaddr policy without quota_time");
+	ok(!strstr(line, "max_usage="), "describe a vaddr policy without max_usage");
 	has_str(line, " frozen_only=no", "describe a vaddr policy with frozen_only");
 	p = cfg_find_policy(cfg, "50-e");
 	cfg_policy_describe(p, line, sizeof(line));

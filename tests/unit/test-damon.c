@@ -67,6 +67,7 @@ static void features(enum fake_abi abi)
 	is_int(d.feat.tried_total_bytes, abi >= FAKE_ABI_612, "%s: tried_regions/total_bytes", a);
 	is_int(d.feat.obsolete_target, abi == FAKE_ABI_72, "%s: obsolete_target", a);
 	is_int(d.feat.intervals_goal, abi == FAKE_ABI_72, "%s: intervals auto-tuning", a);
+	is_int(d.feat.goal_memcg, abi == FAKE_ABI_72, "%s: per-cgroup quota goals (path)", a);
 	{
 		char fs[512], tiny[12];
 		bool want_core = abi == FAKE_ABI_72;

@@ -118,10 +118,66 @@ static void tree(enum fake_abi abi)
 	fake_free(fk);
 }
 
+/* max_usage's per-cgroup goal: its node and path written where the tree has them, else refused */
+static void usage_goal(enum fake_abi abi)
+{
+	const char *a = abi == FAKE_ABI_612 ? "6.12" : "7.2";
+	struct fakedamon *fk = fake_new(abi);
+	struct damon_io io = fake_io(fk);
+	struct cfg *cfg = cfgtext_paddr_batch("max_usage = 25%\n");
+	struct damon_scheme s;
+	struct damon_target t = { .nr_regions = 1, .regions = { { 0x100000, 0x40000000 } } };
+	struct damon_ctx c = { .ops = "paddr",
+			       .sample_us = 5000,
+			       .aggr_us = 100000,
+			       .update_us = 1000000,
+			       .min_regions = 10,
+			       .max_regions = 1000,
+			       .nr_targets = 1,
+			       .targets = &t,
+			       .nr_schemes = 1,
+			       .schemes = &s };
+	struct damon d;
+
+	if (!cfg) {
+		ok(0, "%s: config", a);
+		fake_free(fk);
+		return;
+	}
+	is_int(damon_open(&d, fk->admin, fk->state_dir, &io), 0, "%s: open", a);
+	is_int(damon_acquire(&d), 0, "%s: acquire", a);
+	is_int(d.feat.goal_memcg, abi == FAKE_ABI_72, "%s: per-cgroup goals detected", a);
+	pscheme_build(&cfg->policies[0], cfg, &d.feat, "/batch/a", 30000000, 1.0, 1,
+		      MEMORY_ANON | MEMORY_FILE, false, &s);
+	pscheme_usage_goal(&cfg->policies[0], "/batch/a", 0, &s);
+	if (abi == FAKE_ABI_612) {
+		is_int(damon_write_ctx(&d, DAMON_SLOT_PADDR, &c), -EOPNOTSUPP,
+		       "6.12: a per-cgroup goal is refused, naming the kernel it needs");
+		ok(strstr(d.err, "6.19") != NULL, "6.12: %s", d.err);
+	} else {
+#define G "kdamonds/1/contexts/0/schemes/0/quotas/goals/"
+		is_int(damon_write_ctx(&d, DAMON_SLOT_PADDR, &c), 0, "7.2: written");
+		is_str(fake_get(fk, G "nr_goals"), "2", "7.2: the PSI goal and the usage goal");
+		is_str(fake_get(fk, G "1/target_metric"), "node_memcg_free_bp",
+		       "7.2: node_memcg_free_bp");
+		is_str(fake_get(fk, G "1/target_value"), "7500", "7.2: at 75%% (100%% - 25%%)");
+		is_str(fake_get(fk, G "1/nid"), "0", "7.2: node 0");
+		is_str(fake_get(fk, G "1/path"), "/batch/a", "7.2: the cgroup's path");
+		is_str(fake_get(fk, G "0/path"), "", "7.2: the PSI goal has no path");
+#undef G
+	}
+	is_int(damon_release(&d), 0, "%s: release", a);
+	damon_close(&d);
+	cfg_free(cfg);
+	fake_free(fk);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
 	tree(FAKE_ABI_612);
 	tree(FAKE_ABI_72);
+	usage_goal(FAKE_ABI_612);
+	usage_goal(FAKE_ABI_72);
 	return tap_exit();
 }

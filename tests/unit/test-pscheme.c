@@ -167,11 +167,100 @@ static void walk_scale(void)
 	       "one page of 256 GiB: at most PSCHEME_WALK_SCALE_MAX");
 }
 
+/*
+ * max_usage: which mechanism holds a cgroup at its ceiling on each kernel and machine, the
+ * per-cgroup goal beside the PSI goal, and the ceiling in bytes.
+ */
+static void usage(void)
+{
+	static const char zi1[] =
+		"Node 0, zone      DMA\n  pages free     3\n        managed  3840\n"
+		"Node 0, zone   Normal\n        managed  200000\n";
+	static const char zi2[] = "Node 0, zone    DMA32\n        managed  0\n"
+				  "Node 1, zone   Normal\n        managed  5000\n"
+				  "Node 2, zone   Normal\n        managed  7000\n"
+				  "Node 2, zone  Movable\n        managed  1\n";
+	struct cfg *cfg = cfgtext_paddr_batch("max_usage = 30%\n");
+	struct cfg *none = cfgtext_paddr_batch("");
+	struct damon_features f612 = { .ops_paddr = true,
+				       .filters_legacy = true,
+				       .filter_target = true,
+				       .quota_goals = true,
+				       .goal_metric = true,
+				       .apply_interval = true };
+	struct damon_features f70 = f612, f73;
+	const struct cfg_policy *p;
+	struct damon_scheme s;
+	int first;
+
+	is_int(pscheme_mem_nodes(zi1, &first), 1, "zoneinfo: one node with memory");
+	is_int(first, 0, "node 0");
+	is_int(pscheme_mem_nodes(zi2, &first), 2,
+	       "zoneinfo: a node whose zones manage no page has no memory");
+	is_int(first, 1, "the first node with memory: 1");
+	is_int(pscheme_mem_nodes("", &first), 0, "empty zoneinfo: none");
+	is_int(first, -1, "and no first node");
+	f70.goal_memcg = true; /* 6.19 and 7.0: per-cgroup goals, consist only */
+	f73 = f70;
+	f73.core_filters = f73.filter_allow = f73.goal_tuner = true;
+	ok(cfg && none, "paddr policies with and without max_usage load");
+	if (!cfg || !none)
+		return;
+	p = &cfg->policies[0];
+	is_int(p->max_usage, 300000, "max_usage 30%%");
+	is_int(pscheme_usage_by(&none->policies[0], &f73, 1), PSCHEME_USAGE_NONE,
+	       "no max_usage: no ceiling");
+	is_int(pscheme_usage_by(p, &f612, 1), PSCHEME_USAGE_PAGEOUTD,
+	       "6.12: no per-cgroup goal, pageoutd pauses the scheme");
+	is_int(pscheme_usage_by(p, &f70, 1), PSCHEME_USAGE_PAGEOUTD,
+	       "6.19-7.0: per-cgroup goals but only the consist tuner (starts at one byte): "
+	       "pageoutd");
+	is_int(pscheme_usage_by(p, &f73, 1), PSCHEME_USAGE_KERNEL,
+	       "7.1+ on one memory node: the kernel's goal");
+	is_int(pscheme_usage_by(p, &f73, 2), PSCHEME_USAGE_PAGEOUTD,
+	       "two memory nodes: pageoutd (DAMOS stops at the best-scoring goal)");
+	is_str(pscheme_usage_name(PSCHEME_USAGE_KERNEL), "kernel", "named kernel");
+	is_str(pscheme_usage_name(PSCHEME_USAGE_PAGEOUTD), "pageoutd", "named pageoutd");
+
+	pscheme_build(p, cfg, &f73, "/batch/a", p->min_age_us, 1.0, 1, MEMORY_ANON | MEMORY_FILE,
+		      false, &s);
+	pscheme_usage_goal(p, "/batch/a", 0, &s);
+	is_int(s.nr_goals, 2, "7.3: the PSI goal and the usage goal");
+	ok(!strcmp(s.goals[0].metric, "some_mem_psi_us") && !s.goals[0].path[0],
+	   "the PSI goal first, without node or path");
+	ok(!strcmp(s.goals[1].metric, "node_memcg_free_bp") && s.goals[1].target_value == 7000 &&
+		   s.goals[1].nid == 0 && !strcmp(s.goals[1].path, "/batch/a"),
+	   "node_memcg_free_bp at 70%% (100%% - max_usage), node 0, the cgroup's path");
+	is_str(s.goal_tuner, "temporal",
+	       "temporal: the full quota while above the ceiling, none once at it");
+	is_str(s.action, "pageout", "the kernel holds it: the scheme stays pageout");
+
+	pscheme_usage_goal(p, "/batch/a", 0, &s);
+	is_int(s.nr_goals, 2, "no third goal: the slots are full");
+	pscheme_build(&none->policies[0], none, &f73, "/batch/a", p->min_age_us, 1.0, 1,
+		      MEMORY_ANON | MEMORY_FILE, false, &s);
+	pscheme_usage_goal(&none->policies[0], "/batch/a", 0, &s);
+	is_int(s.nr_goals, 1, "no max_usage: only the PSI goal");
+
+	is_u64(pscheme_usage_target(p, 1000 * MIB), 300 * MIB, "30%% of 1000 MiB: 300 MiB");
+	is_u64(pscheme_usage_target(&none->policies[0], 1000 * MIB), 0, "no ceiling: 0");
+	is_u64(pscheme_usage_cap(112 * MIB, 64 * MIB), 32 * MIB,
+	       "48 MiB above the ceiling: a walk may be charged 32 MiB");
+	is_u64(pscheme_usage_cap(96 * MIB, 64 * MIB), 32 * MIB, "32 MiB above: 32 MiB");
+	is_u64(pscheme_usage_cap(64 * MIB + 300000, 64 * MIB), PSCHEME_USAGE_CAP_MIN,
+	       "less than the minimum above: the minimum (1 MiB)");
+	is_u64(pscheme_usage_cap(10 * MIB, 64 * MIB), PSCHEME_USAGE_CAP_MIN,
+	       "below the ceiling: the minimum, for when it grows past it");
+	cfg_free(cfg);
+	cfg_free(none);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
 	ram_ranges();
 	walk_scale();
 	build();
+	usage();
 	return tap_exit();
 }

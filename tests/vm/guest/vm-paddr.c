@@ -11,6 +11,9 @@
  * Then frozen_only with a frozen and a running app under the real daemon (frozen(); alone with
  * `vm-paddr frozen`), and the shipped conf/conf.d/machines.conf with its defaults: the byte
  * quota bounds the work, and a time quota that binds is named (quota(); `vm-paddr quota`).
+ * Then max_usage: a cgroup with cold memory held at a ceiling between its hot set and its
+ * total, by the kernel's per-cgroup quota goal (7.1+) or pageoutd pausing the scheme
+ * (max_usage(); `vm-paddr max_usage`).
  */
 #include <config.h>
 
@@ -469,19 +472,25 @@ static int q_conf(const char *extra)
 	return qt;
 }
 
-/* the output of a pageoutctl command on the test's socket, into buf */
-static void q_ctl(const char *cmd, char *buf, size_t len)
+/* the output of a pageoutctl command on the socket in dir, into buf */
+static void q_ctl_at(const char *dir, const char *cmd, char *buf, size_t len)
 {
-	char c[128];
+	char c[160];
 	FILE *f;
 	size_t n;
 
-	snprintf(c, sizeof(c), "./pageoutctl -s " Q_DIR "/sock %s 2>&1", cmd);
+	snprintf(c, sizeof(c), "./pageoutctl -s %s/sock %s 2>&1", dir, cmd);
 	f = popen(c, "r");
 	n = f ? fread(buf, 1, len - 1, f) : 0;
 	buf[n] = '\0';
 	if (f)
 		pclose(f);
+}
+
+/* the output of a pageoutctl command on the quota test's socket, into buf */
+static void q_ctl(const char *cmd, char *buf, size_t len)
+{
+	q_ctl_at(Q_DIR, cmd, buf, len);
 }
 
 /* kB of the apps' cold areas swapped out now */
@@ -636,6 +645,172 @@ static void quota(void)
 	printf("# quota: %ld s in the guest\n", (long)(time(NULL) - t0));
 }
 
+/* --- max_usage: a cgroup held at a ceiling --- */
+
+#define MU_DIR "/run/pageoutd-vm-pmu"
+#define MU_LOG "/tmp/pageoutd-pmu.log"
+#define MU_CG "/vmt-mu"
+#define MU_COLD 0x7e3000000000ULL
+#define MU_HOT 0x7e3100000000ULL
+#define MU_COLD_MB 96
+#define MU_HOT_MB 16
+#define MU_TARGET_MB 64 /* the ceiling: well above the hot set, well below the total */
+#define MU_TOL_MB 16	/* about one walk's quota (4M/1s for 3 s, and what it overshoots) */
+#define MU_WAIT 240	/* s to reach the ceiling: near it, each walk is charged little */
+
+/* a number of a keyed file (memory.stat, meminfo) after `key`, 0 when absent */
+static uint64_t mu_key(const char *path, const char *key)
+{
+	char *text = NULL;
+	uint64_t v = 0;
+	size_t n = strlen(key);
+
+	if (read_file_alloc_at(AT_FDCWD, path, &text) < 0)
+		return 0;
+	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, n) && (l[n] == ' ' || l[n] == ':')) {
+			v = strtoull(l + n + 1 + strspn(l + n + 1, " :"), NULL, 10);
+			break;
+		}
+	free(text);
+	return v;
+}
+
+/* the cgroup's anon + file (what max_usage measures), in bytes */
+static uint64_t mu_usage(void)
+{
+	return mu_key(VM_CGROOT MU_CG "/memory.stat", "anon") +
+	       mu_key(VM_CGROOT MU_CG "/memory.stat", "file");
+}
+
+/* what holds the ceiling, as the daemon's kdamond shows it: the goal files of its scheme */
+static bool mu_kernel_goal(void)
+{
+	const char *g = VM_ADMIN "/kdamonds/1/contexts/0/schemes/0/quotas/goals";
+	char p[256], metric[64] = "", path[64] = "", tuner[32] = "";
+
+	snprintf(p, sizeof(p), "%s/1/target_metric", g);
+	read_file_at(AT_FDCWD, p, metric, sizeof(metric));
+	snprintf(p, sizeof(p), "%s/1/path", g);
+	read_file_at(AT_FDCWD, p, path, sizeof(path));
+	read_file_at(AT_FDCWD, VM_ADMIN "/kdamonds/1/contexts/0/schemes/0/quotas/goal_tuner", tuner,
+		     sizeof(tuner));
+	printf("# the scheme's second goal: %s %s, tuner %s\n", str_strip(metric), str_strip(path),
+	       str_strip(tuner));
+	return !strcmp(metric, "node_memcg_free_bp") && !strcmp(path, MU_CG) &&
+	       !strcmp(tuner, "temporal");
+}
+
+/*
+ * A cgroup with 96 MiB of cold anonymous memory and a hot 16 MiB set, under a paddr policy
+ * whose max_usage is 64 MiB of MemTotal: reclaim stops near 64 MiB, within about one walk's
+ * quota, and never reaches down to the hot set. Where the kernel has per-cgroup goals and the
+ * temporal tuner (7.1+) its scheme holds the goal and is never paused; elsewhere pageoutd
+ * pauses it (below_max_usage).
+ */
+static void max_usage(void)
+{
+	const struct vm_area lay[2] = { { MU_COLD, MU_COLD_MB * MIB, false },
+					{ MU_HOT, MU_HOT_MB * MIB, true } };
+	const uint64_t target = MU_TARGET_MB * MIB, tol = MU_TOL_MB * MIB;
+	uint64_t total = mu_key("/proc/meminfo", "MemTotal") * 1024, u = 0, lo = UINT64_MAX;
+	char buf[1024], st[4096], js[32768], by[32] = "";
+	unsigned t, reached = 0;
+	time_t t0 = time(NULL);
+	pid_t app, d;
+
+	mkdir(MU_DIR, 0700);
+	mkdir(MU_DIR "/conf.d", 0755);
+	vm_put(MU_DIR "/pageoutd.conf",
+	       "[daemon]\ninterval = 1s\nstate_dir = " MU_DIR "\nsocket = " MU_DIR "/sock\n"
+	       "log_level = info\n[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n");
+	/* the ceiling as a share of MemTotal, to the ppm the key takes */
+	snprintf(buf, sizeof(buf),
+		 "[policy]\ncgroup = " MU_CG "\nengine = paddr\nmin_age = 3s\nquota = 4M/1s\n"
+		 "swap_reserve = 5%%\nmax_refault_rate = 100%%\nmax_usage = %.4f%%\n",
+		 100.0 * (double)target / (double)total);
+	vm_put(MU_DIR "/conf.d/mu.conf", buf);
+	printf("# MemTotal %" PRIu64 " MiB: %s", (uint64_t)(total / MIB), strstr(buf, "max_usage"));
+	vm_cg_make(MU_CG);
+	app = vm_spawn(lay, 2, MU_CG);
+	for (t = 0; t < 30 && mu_usage() < (MU_COLD_MB + MU_HOT_MB) * MIB; t++)
+		vm_sleep_ms(1000);
+	u = mu_usage();
+	ok(app > 0 && u >= (MU_COLD_MB + MU_HOT_MB) * MIB,
+	   "max_usage: " MU_CG " holds %d MiB cold + %d MiB hot (anon + file %" PRIu64 " MiB)",
+	   MU_COLD_MB, MU_HOT_MB, (uint64_t)(u / MIB));
+	d = vm_daemon_start(MU_DIR, MU_LOG, ~0ULL);
+	for (t = 0; t <= MU_WAIT + 20; t++) {
+		vm_sleep_ms(1000);
+		u = mu_usage();
+		if (reached)
+			lo = u < lo ? u : lo;
+		if (!reached && u <= target + tol / 4)
+			reached = t;
+		if (t % 5 == 0)
+			printf("# t=%us: anon + file %.1f MiB, memory.current %.1f MiB, %ld kB "
+			       "swapped\n",
+			       t, (double)u / MIB, (double)vm_cg_u64(MU_CG, "memory.current") / MIB,
+			       vm_area_swap_kb(app, MU_COLD));
+		if ((reached && t >= reached + 20) || (!reached && t >= MU_WAIT))
+			break;
+	}
+	q_ctl_at(MU_DIR, "status", st, sizeof(st));
+	q_ctl_at(MU_DIR, "stats --json", js, sizeof(js));
+	{
+		const char *b = strstr(js, "\"max_usage_by\":\"");
+
+		if (b)
+			sscanf(b + strlen("\"max_usage_by\":\""), "%31[a-z]", by);
+	}
+	printf("# ceiling %" PRIu64 " MiB held by %s; reached after %u s; then %.1f to %.1f MiB "
+	       "(lowest, last) for %u s\n",
+	       (uint64_t)(target / MIB), by[0] ? by : "?", reached, (double)lo / MIB,
+	       (double)u / MIB, reached ? t - reached : 0);
+	ok(reached > 0, "the cgroup came down to its ceiling within %d s", MU_WAIT);
+	ok(lo != UINT64_MAX && lo + tol >= target,
+	   "reclaim stopped near it: never more than %d MiB below (lowest %.1f MiB), far above "
+	   "the %d MiB hot set",
+	   MU_TOL_MB, lo == UINT64_MAX ? 0.0 : (double)lo / MIB, MU_HOT_MB);
+	ok(u + tol >= target && u <= target + tol,
+	   "and it ends within %d MiB of the %d MiB ceiling (%.1f MiB)", MU_TOL_MB, MU_TARGET_MB,
+	   (double)u / MIB);
+	ok(strstr(js, "\"max_usage_bytes\":") && by[0],
+	   "stats: the ceiling in bytes and what holds it (%s)", by);
+	{
+		/* one memory node here: the kernel where it has the goal tuner (7.1+) */
+		bool tuner = access(VM_ADMIN "/kdamonds/1/contexts/0/schemes/0/quotas/goal_tuner",
+				    F_OK) == 0;
+
+		is_str(by, tuner ? "kernel" : "pageoutd",
+		       "held by the kernel where it has the temporal tuner, else by pageoutd");
+	}
+	if (!strcmp(by, "kernel")) {
+		ok(mu_kernel_goal(), "the kernel holds it: node_memcg_free_bp goal for " MU_CG
+				     " with the temporal tuner");
+		ok(!strstr(js, "\"paused\":true"), "and the scheme is never paused for it");
+	} else {
+		unsigned n = 0;
+		char *log = NULL;
+
+		if (read_file_alloc_at(AT_FDCWD, MU_LOG, &log) >= 0)
+			for (char *l = strstr(log, "paused: below_max_usage"); l;
+			     l = strstr(l + 1, "paused: below_max_usage"))
+				n++;
+		free(log);
+		ok(!strcmp(by, "pageoutd") && n > 0,
+		   "pageoutd holds it: the scheme was paused below the ceiling (%u times)", n);
+	}
+	printf("# %s", strstr(st, "\nmu") ? strstr(st, "\nmu") + 1 : st);
+	ok(strstr(st, "max_usage") || strstr(st, "below_max_usage") || by[0],
+	   "status shows the ceiling");
+	if (!ok(vm_daemon_stop(d) == 0, "pageoutd exits 0"))
+		vm_show_log(MU_LOG, 20);
+	vm_reap(app);
+	vm_cg_remove(MU_CG);
+	printf("# max_usage: %ld s in the guest\n", (long)(time(NULL) - t0));
+}
+
 int main(int argc, char **argv)
 {
 	const struct vm_area hot[1] = { { HOT_A, HOT_MB * MIB, true } };
@@ -665,6 +840,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "quota")) {
 		quota();
+		return tap_exit();
+	}
+	if (argc > 1 && !strcmp(argv[1], "max_usage")) {
+		max_usage();
 		return tap_exit();
 	}
 	mkdir(state_dir, 0700);
@@ -872,5 +1051,6 @@ int main(int argc, char **argv)
 	cfg_free(cfg2);
 	frozen();
 	quota();
+	max_usage();
 	return tap_exit();
 }
