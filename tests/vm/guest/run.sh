@@ -3,7 +3,7 @@
 # The guest payload: run every guest test program; each prints TAP. Exit 1 if any failed.
 cd /payload || exit 1
 failed=0
-for t in vm-damon vm-vaddr vm-paddr vm-daemon test-cgroup vm-android; do
+for t in vm-damon vm-vaddr vm-paddr vm-daemon vm-kube test-cgroup vm-android; do
 	echo "# guest test: $t"
 	./$t
 	rc=$?
