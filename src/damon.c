@@ -813,6 +813,9 @@ static int write_targets(struct damon *d, const char *c, const struct damon_ctx 
 		if (strcmp(ctx->ops, "paddr"))
 			r = wr_u64(d, mkpath(p, sizeof(p), "%s/targets/%u/pid_target", c, t),
 				   (uint64_t)tg->pid);
+		/* the default after nr_targets is N: only an obsolete target is written */
+		if (r == 0 && tg->obsolete)
+			r = wr(d, mkpath(p, sizeof(p), "%s/targets/%u/obsolete_target", c, t), "Y");
 		r = r
 			    ?: wr_u64(d,
 				      mkpath(p, sizeof(p), "%s/targets/%u/regions/nr_regions", c,
@@ -830,6 +833,36 @@ static int write_targets(struct damon *d, const char *c, const struct damon_ctx 
 		}
 	}
 	return r;
+}
+
+/* -EOPNOTSUPP (d->err says why) for an obsolete target on a kernel without obsolete_target. */
+static int check_target_features(struct damon *d, const struct damon_ctx *ctx)
+{
+	for (unsigned t = 0; t < ctx->nr_targets; t++)
+		if (ctx->targets[t].obsolete && !d->feat.obsolete_target)
+			return fail(d, 0,
+				    "this kernel's DAMON cannot drop a target in place "
+				    "(obsolete_target, Linux 6.19+)"),
+			       -EOPNOTSUPP;
+	return 0;
+}
+
+int damon_write_targets(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
+{
+	char c[64];
+	int r;
+
+	if (!d->owned || slot >= d->nr_kdamonds)
+		return -EPERM; /* never write a kdamond we do not own */
+	r = check_target_features(d, ctx);
+	if (r < 0)
+		return r;
+	mkpath(c, sizeof(c), "kdamonds/%u/contexts/0", slot);
+	r = write_targets(d, c, ctx);
+	if (r < 0)
+		return fail(d, r, "kdamond %u: writing the %s targets: %s", slot, ctx->ops,
+			    d->err_path);
+	return 0;
 }
 
 int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
@@ -850,6 +883,9 @@ int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
 		if (r < 0)
 			return r;
 	}
+	r = check_target_features(d, ctx);
+	if (r < 0)
+		return r;
 	mkpath(c, sizeof(c), "kdamonds/%u/contexts/0", slot);
 	r = wr(d, mkpath(p, sizeof(p), "%s/operations", c), ctx->ops);
 	r = r

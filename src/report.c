@@ -435,6 +435,8 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		json_u64(b, "maps_kept", s->maps_kept, true);
 		json_u64(b, "snapshot_us_total", s->snapshot_us_total, true);
 		json_u64(b, "aggregation_us", s->aggr_us, true);
+		json_u64(b, "targets_dropped_in_place", s->targets_dropped_in_place, true);
+		json_u64(b, "targets_moved", s->targets_moved, true);
 		json_u64(b, "commits", s->commits, true);
 		json_u64(b, "restarts", s->restarts, false);
 		sbuf_puts(b, "}");

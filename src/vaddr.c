@@ -57,9 +57,10 @@ struct vaddr {
 	bool running, dirty;
 	struct log_cond damon_cond; /* the context cannot be written or started */
 	struct log_cond read_cond;  /* snapshots cannot be read */
-	int watchfd;	       /* inotify fd the frozen_only cgroups are watched on, -1: none */
-	struct cgstat *cs;     /* per-cgroup figures, NULL: not kept */
-	unsigned seed_refused; /* EINVAL answers to writes with seeded regions */
+	int watchfd;		   /* inotify fd the frozen_only cgroups are watched on, -1: none */
+	struct cgstat *cs;	   /* per-cgroup figures, NULL: not kept */
+	unsigned seed_refused;	   /* EINVAL answers to writes with seeded regions */
+	unsigned obsolete_refused; /* commits dropping gone targets refused in a row */
 	uint64_t clock[VPLAN_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
 	uint64_t cycle_anon; /* anonymous bytes advised this cycle, by every policy */
@@ -352,13 +353,14 @@ static void sync_targets(struct vaddr *v)
 		if (!found)
 			t->dead = true;
 	}
-	if (vtargets_compact(&v->targets))
+	/* with obsolete_target a commit drops a target without moving the others */
+	if (vtargets_compact(&v->targets, v->d->feat.obsolete_target))
 		v->dirty = true;
 	for (size_t k = 0; k < nall; k++) {
 		bool known = all[k].pid == v->self || vtargets_skipped(&v->targets, all[k].pid);
 
 		for (size_t i = 0; i < v->targets.n && !known; i++)
-			known = v->targets.t[i].pid == all[k].pid;
+			known = !v->targets.t[i].gone && v->targets.t[i].pid == all[k].pid;
 		/* the first policy that matches a process owns it */
 		for (size_t j = 0; j < k && !known; j++)
 			known = all[j].pid == all[k].pid;
@@ -368,9 +370,11 @@ static void sync_targets(struct vaddr *v)
 	for (size_t pi = 0; pi < v->npol; pi++)
 		v->pol[pi].s.procs = 0;
 	for (size_t i = 0; i < v->targets.n; i++)
-		v->pol[v->targets.t[i].policy].s.procs++;
-	v->s.targets = v->targets.n;
+		if (!v->targets.t[i].gone)
+			v->pol[v->targets.t[i].policy].s.procs++;
+	v->s.targets = vtargets_live(&v->targets);
 	v->s.unadvisable = v->targets.skipped_total;
+	v->s.targets_moved = v->targets.moved_total;
 	free(all);
 }
 
@@ -401,7 +405,8 @@ unsigned vaddr_frozen_changed(struct vaddr *v)
  */
 static unsigned seed_target(const struct vaddr *v, const struct vtarget *vt, struct damon_target *t)
 {
-	uint64_t per = v->cfg->damon.max_regions / (2 * (v->targets.n ? v->targets.n : 1));
+	size_t live = vtargets_live(&v->targets);
+	uint64_t per = v->cfg->damon.max_regions / (2 * (live ? live : 1));
 	struct vma_list vmas = { 0 };
 	char *maps = NULL;
 
@@ -449,15 +454,18 @@ const char *vaddr_error(const struct vaddr *v)
 
 /*
  * fill_ctx: the context of v's kdamond into c: a target per vtarget (with seed regions when it
- * is new to DAMON at its index) and a stat scheme each, filtered to its own target when there
- * are several. The targets and schemes are allocated into *ret_t and *ret_s, which the caller
- * frees, also on failure. Returns how many targets got seed regions, or -ENOMEM.
+ * is new to DAMON at its index; a gone one as an obsolete target, under pageoutd's own pid,
+ * which the kernel resolves before it drops the target) and a stat scheme for each target that
+ * stays, filtered to its index after the commit when several stay. The targets and schemes are
+ * allocated into *ret_t and *ret_s, which the caller frees, also on failure. Returns how many
+ * targets got seed regions, or -ENOMEM.
  */
 static int fill_ctx(struct vaddr *v, struct damon_ctx *c, struct damon_target **ret_t,
 		    struct damon_scheme **ret_s)
 {
 	struct damon_target *t = *ret_t = calloc(v->targets.n, sizeof(*t));
 	struct damon_scheme *s = *ret_s = calloc(v->targets.n, sizeof(*s));
+	size_t live = vtargets_live(&v->targets), k = 0;
 	int seeds = 0;
 
 	c->targets = t;
@@ -471,28 +479,37 @@ static int fill_ctx(struct vaddr *v, struct damon_ctx *c, struct damon_target **
 	c->min_regions = v->cfg->damon.min_regions;
 	c->max_regions = v->cfg->damon.max_regions;
 	for (size_t i = 0; i < v->targets.n; i++) {
+		if (v->targets.t[i].gone) {
+			t[i].pid = v->self;
+			t[i].obsolete = true;
+			continue;
+		}
 		t[i].pid = v->targets.t[i].pid;
 		/* a target new to DAMON (or to its index) starts with a region per large VMA */
 		if ((!v->running || !v->targets.t[i].seeded) && v->seed_refused < 2)
 			seeds += seed_target(v, &v->targets.t[i], &t[i]) > 0;
-		str_copy(s[i].action, sizeof(s[i].action), "stat");
-		damon_pattern_all(&s[i].pattern);
-		if (v->targets.n > 1) {
-			s[i].nr_filters = 1;
-			s[i].filters[0].type = DAMON_FILTER_TARGET;
-			s[i].filters[0].target_idx = (unsigned)i;
-			s[i].filters[0].matching = false; /* filter out every other target */
+		str_copy(s[k].action, sizeof(s[k].action), "stat");
+		damon_pattern_all(&s[k].pattern);
+		if (live > 1) {
+			s[k].nr_filters = 1;
+			s[k].filters[0].type = DAMON_FILTER_TARGET;
+			s[k].filters[0].target_idx = (unsigned)k;
+			s[k].filters[0].matching = false; /* filter out every other target */
 		}
+		k++;
 	}
-	c->nr_targets = c->nr_schemes = (unsigned)v->targets.n;
+	c->nr_targets = (unsigned)v->targets.n;
+	c->nr_schemes = (unsigned)k;
 	return seeds;
 }
 
 /*
  * commit_ctx: write c to the kdamond and commit it online, or start it when it is not running
- * or refuses the commit; after a start every target is watched afresh. Returns 0 or -errno.
+ * or refuses the commit; after a start every target is watched afresh. A context with gone
+ * targets (obsolete, under pageoutd's own pid) is only committed, never started. Returns 0 or
+ * -errno.
  */
-static int commit_ctx(struct vaddr *v, const struct damon_ctx *c)
+static int commit_ctx(struct vaddr *v, const struct damon_ctx *c, bool obsolete)
 {
 	int r = damon_write_ctx(v->d, DAMON_SLOT_VADDR, c);
 
@@ -502,7 +519,7 @@ static int commit_ctx(struct vaddr *v, const struct damon_ctx *c)
 		r = damon_commit(v->d, DAMON_SLOT_VADDR);
 		v->s.commits++;
 	}
-	if (v->running && r != -EINVAL && r != -ECANCELED)
+	if (obsolete || (v->running && r != -EINVAL && r != -ECANCELED))
 		return r;
 	r = damon_start(v->d, DAMON_SLOT_VADDR);
 	if (r < 0)
@@ -511,6 +528,63 @@ static int commit_ctx(struct vaddr *v, const struct damon_ctx *c)
 	for (size_t i = 0; i < v->targets.n; i++)
 		vtarget_forget(&v->targets.t[i]);
 	return 0;
+}
+
+/*
+ * dropped_in_place: a commit dropped the gone targets and kept the others' regions: remove them
+ * from the set, the others keeping their order as the kdamond does, and write the kdamond's
+ * targets again as it now holds them, so that no later commit drops another target at a gone
+ * one's index (the kernel does not renumber the tree itself).
+ */
+static void dropped_in_place(struct vaddr *v)
+{
+	struct damon_ctx c = { .ops = "vaddr" };
+	struct damon_target *t;
+	size_t n;
+
+	for (size_t i = 0; i < v->targets.n; i++)
+		if (v->targets.t[i].gone)
+			log_info("vaddr: target %zu (pid %d) dropped in place (obsolete_target); "
+				 "the targets after it keep their regions",
+				 i, (int)v->targets.t[i].pid);
+	n = vtargets_drop_gone(&v->targets);
+	v->s.targets_dropped_in_place += n;
+	t = calloc(v->targets.n ? v->targets.n : 1, sizeof(*t));
+	if (t) {
+		for (size_t i = 0; i < v->targets.n; i++)
+			t[i].pid = v->targets.t[i].pid;
+		c.targets = t;
+		c.nr_targets = (unsigned)v->targets.n;
+	}
+	/* when this fails, the next context write, before any commit, writes them right */
+	if (!t || damon_write_targets(v->d, DAMON_SLOT_VADDR, &c) < 0)
+		log_rl(LOG_WARNING,
+		       "vaddr: rewriting the kdamond's %zu targets after dropping %zu: "
+		       "%s",
+		       v->targets.n, n, t ? v->d->err : strerror(ENOMEM));
+	free(t);
+}
+
+/*
+ * obsolete_refused: the commit that drops the gone targets was refused (r). A kdamond that
+ * stopped meanwhile (every target exited) is started afresh without them next cycle; one that
+ * refuses twice in a row is restarted, as its targets are not what the set says.
+ */
+static void obsolete_refused(struct vaddr *v, int r)
+{
+	if (damon_running(v->d, DAMON_SLOT_VADDR) == 0) {
+		v->running = false;
+	} else if (++v->obsolete_refused >= 2) {
+		log_notice("vaddr: DAMON refused dropping gone targets in place twice (%s); "
+			   "restarting the kdamond",
+			   strerror(-r));
+		if (damon_stop(v->d, DAMON_SLOT_VADDR) == 0)
+			v->running = false;
+	}
+	if (!v->running) {
+		v->obsolete_refused = 0;
+		vtargets_drop_gone(&v->targets);
+	}
 }
 
 /*
@@ -524,8 +598,13 @@ static int sync_damon(struct vaddr *v)
 	struct damon_ctx c = { 0 };
 	struct damon_target *t = NULL;
 	struct damon_scheme *s = NULL;
+	bool obsolete;
 	int seeds, r;
 
+	/* gone targets are dropped in place by a commit, and only while others stay */
+	if (!v->running || !vtargets_live(&v->targets))
+		vtargets_drop_gone(&v->targets);
+	obsolete = vtargets_live(&v->targets) != v->targets.n;
 	if (!v->targets.n || (!v->dirty && v->running))
 		log_cond_clear(&v->damon_cond); /* nothing to write, or the last write worked */
 	if (!v->dirty && (v->running || !v->targets.n))
@@ -538,28 +617,35 @@ static int sync_damon(struct vaddr *v)
 		v->dirty = false;
 		return 0;
 	}
-	if (v->targets.n > 1 && !v->d->feat.filter_target)
+	if (vtargets_live(&v->targets) > 1 && !v->d->feat.filter_target)
 		return damon_failed(v, -EOPNOTSUPP,
 				    "this kernel's DAMON has no target filters (Linux 6.6+): "
 				    "regions cannot be attributed to processes; vaddr policies are "
 				    "inactive");
 	seeds = fill_ctx(v, &c, &t, &s);
-	r = seeds < 0 ? seeds : commit_ctx(v, &c);
+	r = seeds < 0 ? seeds : commit_ctx(v, &c, obsolete);
 	free(t);
 	free(s);
 	if (seeds < 0)
 		return seeds;
+	if (obsolete && r == 0) {
+		v->obsolete_refused = 0;
+		dropped_in_place(v);
+	} else if (obsolete && (r == -EINVAL || r == -ECANCELED || r == -ESRCH)) {
+		obsolete_refused(v, r);
+	}
 	if (r == 0)
 		for (size_t i = 0; i < v->targets.n; i++)
 			v->targets.t[i].seeded = true;
 	if (r == -EINVAL && seeds > 0 && ++v->seed_refused == 2)
 		log_notice("vaddr: DAMON refused the seeded monitoring regions twice; new targets "
 			   "start with DAMON's own regions from now on");
-	if (r == -ESRCH || r == -EINVAL) {
+	if (r == -ESRCH || r == -EINVAL || (obsolete && r == -ECANCELED)) {
 		/* a target exited between the check and the write: the next cycle drops it */
 		log_rl(LOG_INFO, "vaddr: DAMON refused the targets (%s); retrying next cycle",
 		       strerror(-r));
-		return r;
+		v->dirty = true;
+		return r == -ECANCELED ? -EINVAL : r;
 	}
 	if (r < 0)
 		return damon_failed(v, r, "%s", v->d->err);

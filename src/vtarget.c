@@ -140,24 +140,55 @@ int vtargets_add(struct vtargets *ts, int proc, pid_t pid, unsigned policy, size
 	return 0;
 }
 
-size_t vtargets_compact(struct vtargets *ts)
+/* Drop the dead target i: the last target moves into its index and is watched afresh. */
+static void drop_swap_last(struct vtargets *ts, size_t i)
+{
+	struct vtarget *t = &ts->t[i];
+
+	if (i != ts->n - 1 && !ts->t[ts->n - 1].dead) {
+		log_info(
+			"vaddr: target %zu (pid %d) dropped; pid %d moves from target %zu into its "
+			"index and is watched afresh (no obsolete_target: Linux before 6.19)",
+			i, (int)t->pid, (int)ts->t[ts->n - 1].pid, ts->n - 1);
+		*t = ts->t[ts->n - 1];
+		/* its regions carry another process's history until DAMON updates them */
+		vtarget_forget(t);
+		t->seeded = false;
+		ts->moved_total++;
+	} else if (i != ts->n - 1) {
+		*t = ts->t[ts->n - 1]; /* dead too: dropped next */
+	}
+	ts->n--;
+}
+
+/* Remove target i, the ones after it moving down one index each. */
+static void remove_keep_order(struct vtargets *ts, size_t i)
+{
+	memmove(&ts->t[i], &ts->t[i + 1], (ts->n - i - 1) * sizeof(*ts->t));
+	ts->n--;
+}
+
+size_t vtargets_compact(struct vtargets *ts, bool in_place)
 {
 	size_t dropped = 0;
 
 	for (size_t i = 0; i < ts->n;) {
-		if (!ts->t[i].dead) {
+		struct vtarget *t = &ts->t[i];
+
+		if (!t->dead || t->gone) {
 			i++;
 			continue;
 		}
-		vtarget_close(&ts->t[i]);
-		if (i != ts->n - 1) {
-			ts->t[i] = ts->t[ts->n - 1];
-			/* its regions carry another process's history until DAMON updates them */
-			vtarget_forget(&ts->t[i]);
-			ts->t[i].seeded = false;
-		}
-		ts->n--;
+		vtarget_close(t);
 		dropped++;
+		if (in_place && t->seeded) {
+			t->gone = true; /* DAMON drops it at the next commit */
+			i++;
+		} else if (in_place) {
+			remove_keep_order(ts, i);
+		} else {
+			drop_swap_last(ts, i);
+		}
 	}
 	for (size_t i = 0; i < ts->nskip;) {
 		if (madv_pidfd_alive(ts->skip[i].pidfd) < 0) {
@@ -168,6 +199,30 @@ size_t vtargets_compact(struct vtargets *ts)
 		}
 	}
 	return dropped;
+}
+
+size_t vtargets_drop_gone(struct vtargets *ts)
+{
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < ts->n;) {
+		if (ts->t[i].gone) {
+			remove_keep_order(ts, i);
+			dropped++;
+		} else {
+			i++;
+		}
+	}
+	return dropped;
+}
+
+size_t vtargets_live(const struct vtargets *ts)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ts->n; i++)
+		n += !ts->t[i].gone;
+	return n;
 }
 
 void vtargets_fini(struct vtargets *ts)

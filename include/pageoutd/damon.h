@@ -106,6 +106,14 @@ struct damon_range {
 struct damon_target {
 	pid_t pid;	     /* vaddr; ignored by paddr */
 	unsigned nr_regions; /* explicit monitoring regions (paddr needs one; vaddr seeds) */
+	/*
+	 * obsolete_target (6.19+): a commit drops the running target at this index and matches
+	 * the others by index as before, so none after it moves; the pid must still resolve (the
+	 * kernel looks it up first). Once committed, the running context has one target fewer
+	 * here: the tree must be written again without it (damon_write_targets) before another
+	 * commit, which would drop the target that took its index.
+	 */
+	bool obsolete;
 	struct damon_range regions[DAMON_TARGET_REGIONS_MAX];
 };
 
@@ -241,6 +249,13 @@ int damon_list(struct damon *d, struct damon_kdamond_info *ret, unsigned max);
  * kernel lacks (d->err names it), or -errno.
  */
 int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *c);
+/*
+ * damon_write_targets: write only the targets of c (nr_targets, each pid and its regions) to
+ * owned kdamond slot, as the running context holds them after a commit that dropped obsolete
+ * targets. Nothing reaches a running kdamond until damon_commit(). Returns 0, -EOPNOTSUPP for
+ * an obsolete target on a kernel without obsolete_target (d->err names it), or -errno.
+ */
+int damon_write_targets(struct damon *d, unsigned slot, const struct damon_ctx *c);
 /*
  * damon_start: state=on of owned kdamond slot, and record its pid in the state file. When a
  * kernel module (damon_stat, damon_reclaim, damon_lru_sort) holds DAMON exclusively: with

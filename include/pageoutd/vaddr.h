@@ -48,6 +48,10 @@ struct vaddr_stats {
 	uint64_t empty_snapshots; /* targets a snapshot had no region of (no news) */
 	uint64_t maps_reads;	  /* /proc/PID/maps reads */
 	uint64_t maps_kept;	  /* targets with nothing to advise whose last maps did */
+	/* exited targets dropped by a commit with obsolete_target (6.19+), the others in place */
+	uint64_t targets_dropped_in_place;
+	/* before 6.19: targets moved into an exited one's index, watched afresh from seeds */
+	uint64_t targets_moved;
 };
 
 struct vaddr;

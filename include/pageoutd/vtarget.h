@@ -3,7 +3,8 @@
  * vtarget: the processes the vaddr engine watches. A target is a live process opened through a
  * pidfd and its /proc/PID directory, with the policy and matched cgroup it came from and what
  * the plan keeps of it between snapshots. The set keeps the targets in an array whose index is
- * the target's index in the kdamond, and a skip list of processes that may not be advised.
+ * the target's index in the kdamond (a gone target keeps its index until the commit that drops
+ * it), and a skip list of processes that may not be advised.
  */
 #ifndef PAGEOUTD_VTARGET_H
 #define PAGEOUTD_VTARGET_H
@@ -21,6 +22,7 @@ struct vtarget {
 	unsigned policy;	  /* the engine's policy index */
 	size_t cgroup;		  /* the policy's matched cgroup (index in its list) it came from */
 	bool dead;		  /* to be dropped by vtargets_compact */
+	bool gone;		  /* dead, fds closed, kept at its index until vtargets_drop_gone */
 	bool seeded;		  /* DAMON has it at this index (seed regions given once) */
 	struct vplan_target plan; /* what the plan keeps of it between snapshots */
 };
@@ -38,6 +40,7 @@ struct vtargets {
 	struct vskip *skip;
 	size_t nskip;
 	uint64_t skipped_total; /* processes put on the skip list, ever */
+	uint64_t moved_total;	/* targets moved into a dropped target's index, ever */
 };
 
 /*
@@ -52,11 +55,22 @@ struct vtargets {
 int vtargets_add(struct vtargets *ts, int proc, pid_t pid, unsigned policy, size_t cgroup,
 		 const char *name);
 /*
- * vtargets_compact: drop the dead targets, closing their fds: the last target moves into each
- * hole, so only it changes index; a moved target is forgotten (vtarget_forget) and no longer
- * seeded. Then drop the skipped processes that exited. Returns how many targets were dropped.
+ * vtargets_compact: drop the dead targets, closing their fds, then drop the skipped processes
+ * that exited. With in_place (DAMON can drop a target without moving the others: the kernel
+ * has obsolete_target), a dead target DAMON has (seeded) stays at its index, marked
+ * gone, until vtargets_drop_gone; any other dead target is removed and the rest keep their
+ * order. Without in_place, the last target moves into each hole, so only it changes index; a
+ * moved target is forgotten (vtarget_forget), no longer seeded, counted in moved_total and
+ * logged. Returns how many targets were dropped or newly marked gone.
  */
-size_t vtargets_compact(struct vtargets *ts);
+size_t vtargets_compact(struct vtargets *ts, bool in_place);
+/*
+ * vtargets_drop_gone: remove the gone targets, the others keeping their order (as DAMON keeps
+ * them when a commit drops obsolete targets). Returns how many were removed.
+ */
+size_t vtargets_drop_gone(struct vtargets *ts);
+/* vtargets_live: how many targets of ts are not gone. */
+size_t vtargets_live(const struct vtargets *ts);
 /* vtargets_fini: close every fd of ts and free it; ts is empty again. */
 void vtargets_fini(struct vtargets *ts);
 /*

@@ -5,7 +5,9 @@
  * host's) whose regions cover the children's file-backed MAP_SHARED mappings, which page out
  * without swap. Cold ranges leave the page cache, hot ones stay, a hole inside a region does
  * not stop the batch, an mlocked range is not counted as reclaimed, dry-run changes nothing,
- * and a child that exits mid-cycle is dropped cleanly. Per cgroup, the bytes reclaimed, the time
+ * and a child that exits mid-cycle is dropped cleanly; of three, the middle one exiting is
+ * dropped in place with obsolete_target on the 7.2 tree (the others keep their index and
+ * regions) and replaced by the last one on the 6.12 tree. Per cgroup, the bytes reclaimed, the time
  * frozen and the major faults after a thaw are kept, and an entry goes with its cgroup.
  */
 #include <config.h>
@@ -38,6 +40,7 @@
 
 #define MIB (1024ull * 1024)
 #define NCHILD 2
+#define NMIDDLE 3 /* children of middle_exit; the data file has 8 MiB for each */
 #define BASE(k) (0x7e0000000000ull + (uint64_t)(k)*64 * MIB)
 /* per child: cold [0, 2M) and [3M, 4M) of its 8 MiB of the file (a hole between), hot [4M, 8M) */
 
@@ -173,6 +176,118 @@ static void rig_down(struct rig *g)
 	damon_close(&g->d);
 	cfg_free(g->cfg);
 	fake_free(g->f);
+}
+
+/* The pid of target t of the vaddr kdamond in the tree, 0 when there is none. */
+static pid_t tree_pid(struct fakedamon *f, unsigned t)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "kdamonds/0/contexts/0/targets/%u/pid_target", t);
+	return (pid_t)atoi(fake_get(f, p));
+}
+
+/*
+ * Three children, the middle one exits. On the 7.2 tree the commit marks its target obsolete
+ * (under the engine's own pid, which the kernel resolves first), writes no regions for the
+ * others, and the tree is rewritten with the two that stay, in their order; a second exit is
+ * dropped the same way (the emulated kernel refuses an obsolete target it does not run). On
+ * the 6.12 tree the last target takes the middle one's index, with seed regions.
+ */
+static void middle_exit(const struct cgrp_root *cg, const char *mine, const char *procs,
+			enum fake_abi abi)
+{
+	const bool obs = abi == FAKE_ABI_72;
+	const char *tree = obs ? "7.2" : "6.12";
+	char pol[PATH_MAX + 256];
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	struct damon d;
+	struct vaddr *v = NULL;
+	struct cfg *cfg;
+	const struct vaddr_stats *s;
+	pid_t c[NMIDDLE], t0, t1, t2;
+	uint64_t restarts;
+	unsigned mark;
+	bool up;
+
+	snprintf(pol, sizeof(pol), "[policy]\ncgroup = %s\nengine = vaddr\nmemory = file\n", mine);
+	cfg = load_policy(f->top, f->state_dir, pol);
+	for (unsigned k = 0; k < NMIDDLE; k++)
+		c[k] = child(k, procs, false);
+	up = cfg && c[0] > 0 && c[1] > 0 && c[2] > 0 &&
+	     damon_open(&d, f->admin, f->state_dir, &io) == 0 && damon_acquire(&d) == 0 &&
+	     vaddr_new(&v, cfg, &d, cg) == 0 && vaddr_cycle(v) == 0 &&
+	     vaddr_stats(v)->targets == NMIDDLE;
+	ok(up, "%s tree: three children, three targets", tree);
+	if (!up)
+		goto out;
+	s = vaddr_stats(v);
+	t0 = tree_pid(f, 0);
+	t1 = tree_pid(f, 1);
+	t2 = tree_pid(f, 2);
+	restarts = s->restarts;
+	for (unsigned k = 0; k < NMIDDLE; k++)
+		if (c[k] == t1) {
+			kill(c[k], SIGKILL);
+			waitpid(c[k], NULL, 0);
+			c[k] = -1;
+		}
+	mark = f->nlog;
+	is_int(vaddr_cycle(v), 0, "%s tree: the middle target's process exited, the cycle goes on",
+	       tree);
+	ok(s->restarts == restarts && s->targets == 2 &&
+		   !strcmp(fake_get(f, "kdamonds/0/state"), "on"),
+	   "%s tree: two targets, committed online", tree);
+	ok(tree_pid(f, 0) == t0 && tree_pid(f, 1) == t2 && !tree_pid(f, 2) &&
+		   !strcmp(fake_get(f, "kdamonds/0/contexts/0/targets/nr_targets"), "2"),
+	   "%s tree: the first keeps index 0, the last is at index 1", tree);
+	if (obs) {
+		int at = fake_log_index(f, mark, "targets/1/obsolete_target", "Y");
+		int pid1 = fake_log_index(f, mark, "targets/1/pid_target", NULL);
+
+		ok(at >= 0 && pid1 >= 0 && atoi(f->log[pid1].val) == getpid() &&
+			   fake_log_index(f, mark, "targets/0/obsolete_target", NULL) < 0 &&
+			   fake_log_index(f, mark, "targets/2/obsolete_target", NULL) < 0,
+		   "7.2 tree: the middle target was written obsolete, under the engine's pid");
+		ok(fake_log_index(f, mark, "targets/2/regions/nr_regions", "0") > at &&
+			   fake_log_index(f, mark, "targets/2/regions/0/start", NULL) < 0 &&
+			   fake_log_index(f, mark, "state", "commit") > at,
+		   "7.2 tree: no regions for the last one: DAMON keeps what it learned");
+		ok(f->ktargets[0] == 2 && fake_log_index(f, mark, "targets/nr_targets", "2") > at,
+		   "7.2 tree: the commit dropped one, then the tree was written with the two left");
+		is_u64(s->targets_dropped_in_place, 1, "7.2 tree: counted as dropped in place");
+		is_u64(s->targets_moved, 0, "7.2 tree: no target moved");
+		for (unsigned k = 0; k < NMIDDLE; k++)
+			if (c[k] == t0) {
+				kill(c[k], SIGKILL);
+				waitpid(c[k], NULL, 0);
+				c[k] = -1;
+			}
+		is_int(vaddr_cycle(v), 0, "7.2 tree: the first exits too");
+		ok(s->restarts == restarts && f->ktargets[0] == 1 && tree_pid(f, 0) == t2 &&
+			   s->targets_dropped_in_place == 2,
+		   "7.2 tree: dropped in place too, the last one is now the only target");
+	} else {
+		ok(fake_log_index(f, mark, "obsolete_target", NULL) < 0 &&
+			   fake_log_index(f, mark, "targets/1/regions/0/start", NULL) >= 0,
+		   "6.12 tree: no obsolete_target; the moved target starts from seed regions");
+		is_u64(s->targets_moved, 1, "6.12 tree: counted as moved");
+		is_u64(s->targets_dropped_in_place, 0, "6.12 tree: none dropped in place");
+	}
+out:
+	for (unsigned k = 0; k < NMIDDLE; k++)
+		if (c[k] > 0) {
+			kill(c[k], SIGKILL);
+			waitpid(c[k], NULL, 0);
+		}
+	vaddr_free(v);
+	if (up) {
+		damon_release(&d);
+		damon_close(&d);
+	}
+	cfg_free(cfg);
+	fake_free(f);
 }
 
 /* Quota order: three cold regions of one child, a quota of 1 MiB: the coldest goes first. */
@@ -741,7 +856,7 @@ int main(void)
 	/* the file on the build directory's file system: clean page cache pages, no swap needed */
 	snprintf(file, sizeof(file), "vaddr-host-%d.data", (int)getpid());
 	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	for (unsigned i = 0; i < NCHILD * 8; i++) {
+	for (unsigned i = 0; i < NMIDDLE * 8; i++) {
 		static char mb[MIB];
 
 		memset(mb, (int)i + 1, sizeof(mb));
@@ -895,6 +1010,8 @@ int main(void)
 	kill(pids[1], SIGKILL);
 	waitpid(pids[1], NULL, 0);
 	quota_order(&cg, mine, procs, fd);
+	middle_exit(&cg, mine, procs, FAKE_ABI_72);
+	middle_exit(&cg, mine, procs, FAKE_ABI_612);
 	confirm_snapshots(&cg, mine, procs, fd);
 	edge_piece(&cg, mine, procs, fd);
 	frozen_gate(&cg, mine, procs, fd);

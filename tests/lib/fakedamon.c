@@ -552,14 +552,40 @@ static bool module_holds(const struct fakedamon *f)
 	return f->exclusive;
 }
 
+/*
+ * A commit's targets against the kdamond's running ones (mm/damon/core.c damon_commit_targets):
+ * the i-th running one is dropped when the i-th written one is obsolete, the others are matched
+ * by index, the written ones beyond them appended; an obsolete one beyond them is refused.
+ */
+static int commit_targets(struct fakedamon *f, const char *k, unsigned *kt)
+{
+	char p[512];
+	uint64_t n = get_u64(f, P("%s/contexts/0/targets/nr_targets", k));
+	unsigned stay = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		bool obsolete = fake_get(f, P("%s/contexts/0/targets/%" PRIu64 "/obsolete_target",
+					      k, i))[0] == 'Y';
+
+		if (obsolete && i >= *kt)
+			return -EINVAL;
+		stay += !obsolete;
+	}
+	*kt = stay;
+	return 0;
+}
+
 static int state_write(struct fakedamon *f, const char *path, const char *val)
 {
+	unsigned slot = 0;
 	char k[128], p[512], v_[32];
 	bool on;
 	int r;
 
 	snprintf(k, sizeof(k), "%.*s", (int)(strrchr(path, '/') - path), path);
 	on = !strcmp(fake_get(f, path), "on");
+	if (sscanf(k, "kdamonds/%u", &slot) != 1 || slot >= DAMON_MAX_KDAMONDS)
+		slot = 0;
 	if (!strcmp(val, "on")) {
 		if (on || module_holds(f))
 			return -EBUSY;
@@ -568,6 +594,7 @@ static int state_write(struct fakedamon *f, const char *path, const char *val)
 			return r;
 		put(f, path, "on");
 		put(f, P("%s/pid", k), V("%d", f->next_kpid++));
+		f->ktargets[slot] = (unsigned)get_u64(f, P("%s/contexts/0/targets/nr_targets", k));
 		return 0;
 	}
 	if (!on)
@@ -578,7 +605,7 @@ static int state_write(struct fakedamon *f, const char *path, const char *val)
 		return 0;
 	}
 	if (!strcmp(val, "commit"))
-		return validate_ctx(f, k);
+		return validate_ctx(f, k) ?: commit_targets(f, k, &f->ktargets[slot]);
 	if (!strcmp(val, "update_schemes_tried_regions")) {
 		fill_tried(f, k);
 		return 0;

@@ -3,7 +3,9 @@
  * fakedamon: a DAMON sysfs tree in a temporary directory, with an I/O table that answers writes
  * the way mm/damon/sysfs.c does (nr_* rebuild child directories with defaults, nr_kdamonds is
  * EBUSY while any kdamond runs, state keywords, tried regions from virtual regions), records
- * every write in order, and injects faults. Shapes: 6.2-like (no filters), 6.12 and 7.2.
+ * every write in order, and injects faults. Shapes: 6.2-like (no filters), 6.12 and 7.2. A
+ * commit drops the running targets marked obsolete_target, and is refused (EINVAL) for one
+ * that has no running target at its index, as damon_commit_targets() does.
  */
 #ifndef PAGEOUTD_FAKEDAMON_H
 #define PAGEOUTD_FAKEDAMON_H
@@ -45,6 +47,8 @@ struct fakedamon {
 	unsigned nvr;
 	struct fake_vregion vr[FAKE_VREGIONS_MAX];
 	int next_kpid;
+	/* the targets each kdamond runs with, as its commits (obsolete_target) leave them */
+	unsigned ktargets[DAMON_MAX_KDAMONDS];
 	/* memcg_path P resolves when memcg_root/P is a directory (any path when empty) */
 	char memcg_root[PATH_MAX];
 };

@@ -231,6 +231,68 @@ static void write_and_snapshot(enum fake_abi abi)
 	fake_free(f);
 }
 
+/*
+ * obsolete_target (7.2 tree): a commit with the middle target obsolete drops it from the
+ * running targets; the targets written again alone leave two, and the kernel refuses an
+ * obsolete target it does not run. The 6.12 tree has no such file: refused before any write.
+ */
+static void obsolete(enum fake_abi abi)
+{
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	struct damon_ctx c;
+	struct damon d;
+	const char *a = abi_name(abi);
+	const char *t = "kdamonds/0/contexts/0/targets";
+	char p[128];
+	unsigned from;
+
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	damon_write_ctx(&d, DAMON_SLOT_VADDR, &c);
+	damon_start(&d, DAMON_SLOT_VADDR);
+	targets[1].obsolete = true;
+	from = f->nlog;
+	if (abi != FAKE_ABI_72) {
+		is_int(damon_write_ctx(&d, DAMON_SLOT_VADDR, &c), -EOPNOTSUPP,
+		       "%s: an obsolete target is refused without obsolete_target", a);
+		ok(f->nlog == from && strstr(d.err, "obsolete_target"),
+		   "%s: before any write, and the error names the file", a);
+		goto out;
+	}
+	is_int(damon_write_ctx(&d, DAMON_SLOT_VADDR, &c), 0, "%s: obsolete target written", a);
+	snprintf(p, sizeof(p), "%s/1/obsolete_target", t);
+	is_str(fake_get(f, p), "Y", "%s: target 1 obsolete", a);
+	ok(fake_log_index(f, from, "targets/0/obsolete_target", NULL) < 0 &&
+		   fake_log_index(f, from, "targets/2/obsolete_target", NULL) < 0,
+	   "%s: only the obsolete one's file is written", a);
+	is_int(damon_commit(&d, DAMON_SLOT_VADDR), 0, "%s: the commit drops it", a);
+	is_int(f->ktargets[0], 2, "%s: two targets run", a);
+	targets[1] = targets[2];
+	c.nr_targets = 2;
+	is_int(damon_write_targets(&d, DAMON_SLOT_VADDR, &c), 0, "%s: the targets alone", a);
+	snprintf(p, sizeof(p), "%s/1/pid_target", t);
+	is_str(fake_get(f, p), "102", "%s: the last one at index 1", a);
+	snprintf(p, sizeof(p), "%s/1/obsolete_target", t);
+	ok(!strcmp(fake_get(f, p), "N") && !strcmp(fake_get(f, "kdamonds/0/contexts/0/targets/"
+							       "nr_targets"),
+						   "2"),
+	   "%s: two targets in the tree, none obsolete", a);
+	is_int(damon_commit(&d, DAMON_SLOT_VADDR), 0, "%s: committed again: nothing dropped", a);
+	is_int(f->ktargets[0], 2, "%s: still two", a);
+	targets[2].obsolete = true;
+	c.nr_targets = 3;
+	damon_write_ctx(&d, DAMON_SLOT_VADDR, &c);
+	is_int(damon_commit(&d, DAMON_SLOT_VADDR), -EINVAL,
+	       "%s: an obsolete target past the running ones is refused", a);
+out:
+	memset(targets, 0, sizeof(targets));
+	damon_release(&d);
+	damon_close(&d);
+	fake_free(f);
+}
+
 static void foreign(bool running)
 {
 	struct fakedamon *f = fake_new(FAKE_ABI_612);
@@ -505,6 +567,8 @@ int main(void)
 	features(FAKE_ABI_62);
 	write_and_snapshot(FAKE_ABI_612);
 	write_and_snapshot(FAKE_ABI_72);
+	obsolete(FAKE_ABI_72);
+	obsolete(FAKE_ABI_612);
 	foreign(true);
 	foreign(false);
 	recover();

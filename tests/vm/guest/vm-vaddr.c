@@ -10,10 +10,15 @@
  * one snapshot's decision is carried out by the kernel regardless and the pages fault back.
  * Then frozen_only per cgroup with a frozen and a running app (frozen()), and swap_reserve on
  * zram: anonymous pageout stops with free swap at the reserve (swap_reserve()), and a cgroup
- * with memory.swap.max = 0 gets no anonymous pageout (swap_limit()). Guest only.
+ * with memory.swap.max = 0 gets no anonymous pageout (swap_limit()). Then three processes under
+ * one policy whose middle one exits (middle_exit()): with obsolete_target (6.19+) its target is
+ * dropped in place and the last process keeps the regions DAMON learned of it; before 6.19 the
+ * last one takes its index and starts again from seed regions. Guest only; a subtest name as
+ * argument runs that one alone.
  */
 #include <config.h>
 
+#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -476,6 +481,190 @@ static void swap_limit(void)
 
 #define FLIP (B0 + 2048 * MIB)
 
+/* The pid of target t of kdamond 0 in the tree, 0 when it has none. */
+static pid_t tree_pid(unsigned t)
+{
+	char p[160], buf[32] = "";
+
+	snprintf(p, sizeof(p), VM_ADMIN "/kdamonds/0/contexts/0/targets/%u/pid_target", t);
+	return read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 ? (pid_t)atoi(buf) : 0;
+}
+
+/*
+ * What the last snapshot (the engine's update_schemes_tried_regions) left of scheme s, which
+ * is target s's: how many regions, and the largest age, in aggregation intervals, of those in
+ * [a, a + len).
+ */
+static unsigned tried_regions(unsigned s, uint64_t a, uint64_t len, unsigned *ret_age)
+{
+	char dir[160], p[512], buf[32];
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *dp;
+
+	*ret_age = 0;
+	snprintf(dir, sizeof(dir), VM_ADMIN "/kdamonds/0/contexts/0/schemes/%u/tried_regions", s);
+	dp = opendir(dir);
+	while (dp && (e = readdir(dp))) {
+		uint64_t start, end, age;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		n++;
+		snprintf(p, sizeof(p), "%s/%s/start", dir, e->d_name);
+		start = read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 ? strtoull(buf, NULL, 0)
+									: 0;
+		snprintf(p, sizeof(p), "%s/%s/end", dir, e->d_name);
+		end = read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 ? strtoull(buf, NULL, 0) : 0;
+		snprintf(p, sizeof(p), "%s/%s/age", dir, e->d_name);
+		age = read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 ? strtoull(buf, NULL, 0) : 0;
+		if (start < a + len && end > a && age > *ret_age)
+			*ret_age = (unsigned)age;
+	}
+	if (dp)
+		closedir(dp);
+	return n;
+}
+
+static unsigned dropped_logged, moved_logged;
+
+static void count_drops(int prio, const char *msg)
+{
+	(void)prio;
+	dropped_logged += strstr(msg, "dropped in place") != NULL;
+	moved_logged += strstr(msg, "into its index") != NULL;
+}
+
+/*
+ * Three processes under one vaddr policy, the engine cycling on the real DAMON until it knows
+ * each one's never-touched 32 MiB area as old; then the middle one is killed. With
+ * obsolete_target (6.19+) its target is dropped in place: the commit is online, the last
+ * process's target follows it to index 1 and its cold area's regions keep their age, and the
+ * drop is logged. Before 6.19 the last process takes index 1 too, but starts from seed regions
+ * (ages back near 0): the move is logged and counted.
+ */
+static void middle_exit(void)
+{
+	struct cfg_errors errs = { 0 };
+	struct cgrp_root cg;
+	struct cfg *cfg = NULL;
+	struct damon d;
+	struct vaddr *v = NULL;
+	struct vm_area lay[NAPP][2];
+	const struct vaddr_stats *s;
+	pid_t app[NAPP], t0, t1, t2;
+	unsigned n0 = 0, n2, n0b = 0, n2b, age0 = 0, age2, age0b = 0, age2b, last = NAPP;
+	uint64_t restarts, commits;
+	bool obs;
+	char buf[512];
+	int i, r;
+
+	/* 7.x boots with damon_stat on, which holds DAMON; alone, this subtest is the operator */
+	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", buf, sizeof(buf)) >
+		    0 &&
+	    buf[0] == 'Y')
+		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
+	vm_cg_make("/vmt-three");
+	for (unsigned k = 0; k < NAPP; k++) {
+		lay[k][0] = (struct vm_area){ COLD(k), 32 * MIB, false };
+		lay[k][1] = (struct vm_area){ HOT(k), 8 * MIB, true };
+		app[k] = vm_spawn(lay[k], 2, "/vmt-three");
+	}
+	write_config("auto", "1s");
+	snprintf(buf, sizeof(buf), "rm -f %s/conf.d/*.conf", conf_dir);
+	if (system(buf) != 0)
+		printf("# cannot clear %s/conf.d\n", conf_dir);
+	/* nothing is advised: the areas stay as DAMON learned them */
+	snprintf(buf, sizeof(buf), "%s/conf.d/three.conf", conf_dir);
+	vm_put(buf, "[policy]\ncgroup = /vmt-three\nengine = vaddr\nmin_age = 1h\nmemory = anon\n"
+		    "quota = none\npressure_limit = 100%\nswap_reserve = 0%\n");
+	snprintf(buf, sizeof(buf), "%s/pageoutd.conf", conf_dir);
+	r = cfg_load(buf, "/tmp/pageoutd-vm/conf.d", true, &cfg, &errs);
+	cfg_errors_fini(&errs);
+	r = r ?: cgrp_init(&cg);
+	r = r ?: damon_open(&d, VM_ADMIN, "/run/pageoutd", NULL) ?: damon_acquire(&d);
+	r = r ?: vaddr_new(&v, cfg, &d, &cg);
+	is_int(r, 0, "the engine on the real DAMON, three processes with 32 MiB cold + 8 MiB hot");
+	if (r < 0 || app[0] < 0 || app[1] < 0 || app[2] < 0)
+		goto out;
+	obs = d.feat.obsolete_target;
+	s = vaddr_stats(v);
+	/* 15 s at 0.5 s cycles: under TCG the kdamond's interval is far longer than 100 ms */
+	for (i = 0; i < 30; i++) {
+		vaddr_cycle(v);
+		vm_sleep_ms(500);
+	}
+	vaddr_cycle(v);
+	t0 = tree_pid(0);
+	t1 = tree_pid(1);
+	t2 = tree_pid(2);
+	for (unsigned k = 0; k < NAPP; k++)
+		last = app[k] == t2 ? k : last;
+	ok(s->targets == NAPP && t0 > 0 && t1 > 0 && last < NAPP && t0 != t1 && t1 != t2,
+	   "three targets in the kdamond: pids %d %d %d", (int)t0, (int)t1, (int)t2);
+	if (last == NAPP)
+		goto out;
+	for (unsigned k = 0; k < NAPP; k++)
+		if (app[k] == t0)
+			n0 = tried_regions(0, COLD(k), 32 * MIB, &age0);
+	n2 = tried_regions(2, COLD(last), 32 * MIB, &age2);
+	printf("# before: target 0 %u regions (cold area age %u), target 2 %u regions (cold area "
+	       "age %u); aggregation interval %" PRIu64 " us as measured\n",
+	       n0, age0, n2, age2, s->aggr_us);
+	ok(age0 >= 8 && age2 >= 8, "DAMON learned the cold areas (ages %u, %u intervals)", age0,
+	   age2);
+	restarts = s->restarts;
+	commits = s->commits;
+	log_set_level(LOG_INFO);
+	log_set_capture(count_drops);
+	for (unsigned k = 0; k < NAPP; k++)
+		if (app[k] == t1) {
+			vm_reap(app[k]);
+			app[k] = -1;
+		}
+	vaddr_cycle(v);
+	log_set_capture(NULL);
+	log_set_level(LOG_WARNING);
+	for (unsigned k = 0; k < NAPP; k++)
+		if (app[k] == t0)
+			n0b = tried_regions(0, COLD(k), 32 * MIB, &age0b);
+	n2b = tried_regions(1, COLD(last), 32 * MIB, &age2b);
+	printf("# after the middle process exited (%s): target 0 %u regions (cold area age %u), "
+	       "the last process's target, now 1: %u regions (cold area age %u); %" PRIu64
+	       " commits, %" PRIu64 " restarts\n",
+	       obs ? "obsolete_target" : "no obsolete_target", n0b, age0b, n2b, age2b,
+	       s->commits - commits, s->restarts - restarts);
+	ok(s->targets == 2 && tree_pid(0) == t0 && tree_pid(1) == t2 && tree_pid(2) == 0 &&
+		   s->restarts == restarts && s->commits > commits,
+	   "two targets, committed online: the first at index 0, the last process's at 1");
+	ok(age0b >= age0, "the first target keeps its regions (age %u -> %u)", age0, age0b);
+	if (obs) {
+		ok(age2b >= age2,
+		   "obsolete_target: the last process keeps its regions' ages "
+		   "(%u -> %u)",
+		   age2, age2b);
+		ok(s->targets_dropped_in_place == 1 && s->targets_moved == 0 && dropped_logged == 1,
+		   "obsolete_target: one target dropped in place, counted and logged");
+	} else {
+		ok(age2b < age2 / 2,
+		   "before 6.19: the last process starts again from seed regions "
+		   "(age %u -> %u)",
+		   age2, age2b);
+		ok(s->targets_moved == 1 && s->targets_dropped_in_place == 0 && moved_logged == 1,
+		   "before 6.19: one target moved into the hole, counted and logged");
+	}
+out:
+	vaddr_free(v);
+	if (r == 0 || v) {
+		damon_release(&d);
+		damon_close(&d);
+	}
+	cfg_free(cfg);
+	for (unsigned k = 0; k < NAPP; k++)
+		vm_reap(app[k]);
+	vm_cg_remove("/vmt-three");
+}
+
 static void turned_hot(void)
 {
 	struct cfg_errors errs = { 0 };
@@ -553,17 +742,31 @@ static void turned_hot(void)
 	vm_cg_remove("/vmt-flip");
 }
 
-int main(void)
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} subtests[] = {
+	{ "reclaim", reclaim },	      { "turned_hot", turned_hot },
+	{ "frozen", frozen },	      { "swap_reserve", swap_reserve },
+	{ "swap_limit", swap_limit }, { "middle_exit", middle_exit },
+};
+
+int main(int argc, char **argv)
 {
+	bool found = false;
+
 	vm_require_guest();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mkdir("/run/pageoutd", 0755);
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
-	reclaim();
-	turned_hot();
-	frozen();
-	swap_reserve();
-	swap_limit();
+	for (size_t i = 0; i < sizeof(subtests) / sizeof(subtests[0]); i++) {
+		if (argc > 1 && strcmp(argv[1], subtests[i].name))
+			continue;
+		found = true;
+		subtests[i].fn();
+	}
+	if (!found)
+		ok(0, "no subtest named %s", argv[1]);
 	vm_cg_remove("/vmt-app");
 	vm_cg_remove("/vmt-other");
 	tap_done();
