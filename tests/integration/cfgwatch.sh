@@ -34,14 +34,7 @@ cm_update() {
 	return 0
 }
 mkdir -p "$T/src" "$T/cm" "$T/pol" "$T/run"
-cat > "$T/src/pageoutd.conf" <<EOC
-[daemon]
-interval = 200ms
-socket = $T/run/sock
-state_dir = $T/run
-[damon]
-sysfs_root = $admin
-EOC
+fake_main_conf "$T/src/pageoutd.conf"
 printf '[policy]\ncgroup = /pageoutd-cfgwatch-one\n' > "$T/src/one.conf"
 printf '[policy]\ncgroup = /pageoutd-cfgwatch-two\n' > "$T/src/two.conf"
 printf '[policy]\ncgroup = relative\n' > "$T/src/bad.conf"

@@ -10,14 +10,7 @@ cleanup() {
 	rm -rf "${admin%/fakesys/*}"
 }
 mkdir -p "$T/d" "$T/run"
-cat > "$T/main.conf" <<EOC
-[daemon]
-interval = 200ms
-socket = $T/run/sock
-state_dir = $T/run
-[damon]
-sysfs_root = $admin
-EOC
+fake_main_conf "$T/main.conf"
 printf '[policy]\ncgroup = /pageoutd-reload-test\n' > "$T/d/one.conf"
 "$PAGEOUTD" --foreground --log-level debug -c "$T/main.conf" -d "$T/d" 2> "$T/log" &
 pid=$!

@@ -29,14 +29,7 @@ for i in 1 2 3 4; do
 	sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 600' sh "$dst" &
 	kids="$kids $!"
 done
-cat > "$T/main.conf" <<EOC
-[daemon]
-interval = 200ms
-socket = $T/run/sock
-state_dir = $T/run
-[damon]
-sysfs_root = $admin
-EOC
+fake_main_conf "$T/main.conf"
 printf '[policy]\ncgroup = %s\n' "$cg" > "$T/d/app.conf"
 printf '[policy]\ncgroup = %s-vms/*\nengine = paddr\n' "$cg" > "$T/d/vms.conf"
 valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite,indirect \

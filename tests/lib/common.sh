@@ -20,3 +20,9 @@ wait_for() {
 	while [ $i -lt $max ]; do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; i=$((i + 1)); done
 	return 1
 }
+# fake_main_conf FILE: a main configuration for the host tests: 200 ms cycles, the socket and
+# state in $T/run, DAMON at the fake tree $admin (tests/lib/faketree)
+fake_main_conf() {
+	printf '[daemon]\ninterval = 200ms\nsocket = %s\nstate_dir = %s\n[damon]\nsysfs_root = %s\n' \
+		"$T/run/sock" "$T/run" "$admin" > "$1"
+}

@@ -20,9 +20,6 @@
  */
 #include <config.h>
 
-#include <sys/socket.h>
-#include <sys/un.h>
-
 #include "pageoutd/util.h"
 #include "vmtest.h"
 #include "../../lib/tap.h"
@@ -112,40 +109,9 @@ static int cm_update(const struct cm_file *f, unsigned n)
 	return 0;
 }
 
-/* The metrics text, or the answer to another request, into a new buffer (free it). */
-static char *ask(const char *req)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = SOCK };
-	const size_t max = 1 << 20;
-	char *buf = calloc(1, max);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t len = 0;
-	ssize_t n;
-
-	if (buf && fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    write(fd, req, strlen(req)) == (ssize_t)strlen(req))
-		while (len < max - 1 && (n = read(fd, buf + len, max - 1 - len)) > 0)
-			len += (size_t)n;
-	if (fd >= 0)
-		close(fd);
-	return buf;
-}
-
-/* The value of the sample that starts with key in the metrics, -1 when there is none. */
-static double metric(const char *key)
-{
-	char *buf = ask("metrics\n"), *p;
-	double v = -1;
-
-	if (buf && (p = strstr(buf, key)))
-		v = strtod(p + strlen(key), NULL);
-	free(buf);
-	return v;
-}
-
 static bool policy_listed(const char *name)
 {
-	char *buf = ask("policies\n");
+	char *buf = vm_ask(SOCK, "policies\n");
 	bool r = buf && strstr(buf, name);
 
 	free(buf);
@@ -219,10 +185,12 @@ int main(void)
 	       swapped_b, t, swapped_e);
 	ok(swapped_b >= 32 * 1024 * 9 / 10, "the Burstable pod's cold memory is reclaimed");
 	ok(swapped_e == 0, "the BestEffort pod (memory.swap.max = 0) keeps its anon memory");
-	v = metric("pageoutd_skipped_bytes_total{policy=\"besteffort\",reason=\"swap_limit\"} ");
+	v = vm_metric(SOCK,
+		      "pageoutd_skipped_bytes_total{policy=\"besteffort\",reason=\"swap_limit\"} ");
 	ok(v >= 16.0 * MIB, "its cold bytes are counted as skipped: swap_limit (%.0f)", v);
-	v = metric("pageoutd_cgroup_reclaimed_bytes_total{policy=\"burstable\",cgroup=\"" CT_B
-		   "\",qos=\"burstable\",pod_uid=\"" UID_B "\",container_id=\"" CID_B "\"} ");
+	v = vm_metric(SOCK,
+		      "pageoutd_cgroup_reclaimed_bytes_total{policy=\"burstable\",cgroup=\"" CT_B
+		      "\",qos=\"burstable\",pod_uid=\"" UID_B "\",container_id=\"" CID_B "\"} ");
 	ok(v >= 16.0 * MIB,
 	   "metrics: the Burstable container's reclaimed bytes, labelled with its pod UID, QoS "
 	   "class and container ID (%.0f)",
@@ -234,7 +202,8 @@ int main(void)
 	   "in force after %u s without a signal; the log says why it reloaded", t);
 	vm_sleep_ms(8000);
 	swapped_g = vm_area_swap_kb(g, COLD_A);
-	v = metric("pageoutd_skipped_bytes_total{policy=\"guaranteed\",reason=\"swap_limit\"} ");
+	v = vm_metric(SOCK,
+		      "pageoutd_skipped_bytes_total{policy=\"guaranteed\",reason=\"swap_limit\"} ");
 	ok(swapped_g == 0 && v >= 16.0 * MIB,
 	   "the Guaranteed pod keeps its anon memory, skipped swap_limit (%ld kB out, %.0f)",
 	   swapped_g, v);

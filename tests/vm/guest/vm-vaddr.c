@@ -19,8 +19,6 @@
 #include <config.h>
 
 #include <dirent.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "pageoutd/cgroup.h"
@@ -35,6 +33,7 @@
 #define COLD(k) (B0 + (uint64_t)(k)*128 * MIB)
 #define HOT(k) (COLD(k) + 64 * MIB) /* a hole between the two */
 #define NAPP 3
+#define SOCK "/run/pageoutd/pageoutd.sock"
 
 static const char *conf_dir = "/tmp/pageoutd-vm";
 
@@ -188,26 +187,10 @@ static unsigned wait_swapped(pid_t pid, uint64_t addr, long kb, unsigned max, lo
 /* The sample of metric pageoutd_<name> for cgroup cg of policy apps, -1 when there is none. */
 static double cg_metric(const char *name, const char *cg)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX,
-				  .sun_path = "/run/pageoutd/pageoutd.sock" };
-	const size_t max = 1 << 20;
-	char key[256], *buf = calloc(1, max), *p;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t len = 0;
-	double v = -1;
-	ssize_t n;
+	char key[256];
 
-	if (buf && fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    write(fd, "metrics\n", 8) == 8)
-		while (len < max - 1 && (n = read(fd, buf + len, max - 1 - len)) > 0)
-			len += (size_t)n;
-	if (fd >= 0)
-		close(fd);
 	snprintf(key, sizeof(key), "pageoutd_%s{policy=\"apps\",cgroup=\"%s\"} ", name, cg);
-	if (buf && (p = strstr(buf, key)))
-		v = strtod(p + strlen(key), NULL);
-	free(buf);
-	return v;
+	return vm_metric(SOCK, key);
 }
 
 /*
@@ -402,30 +385,6 @@ static void swap_reserve(void)
 	vm_cg_remove("/vmt-zram");
 }
 
-/* The first sample of the metrics whose line starts with key, -1 when there is none. */
-static double metric_value(const char *key)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX,
-				  .sun_path = "/run/pageoutd/pageoutd.sock" };
-	const size_t max = 1 << 20;
-	char *buf = calloc(1, max), *p;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t len = 0;
-	double v = -1;
-	ssize_t n;
-
-	if (buf && fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    write(fd, "metrics\n", 8) == 8)
-		while (len < max - 1 && (n = read(fd, buf + len, max - 1 - len)) > 0)
-			len += (size_t)n;
-	if (fd >= 0)
-		close(fd);
-	if (buf && (p = strstr(buf, key)))
-		v = strtod(p + strlen(key), NULL);
-	free(buf);
-	return v;
-}
-
 /*
  * A cgroup that may not swap (memory.swap.max = 0, as Kubernetes' LimitedSwap gives pods
  * other than Burstable ones) beside one that may, under one policy: each has a process with
@@ -460,8 +419,8 @@ static void swap_limit(void)
 	t = wait_swapped(b, COLD(0), 32 * 1024, 90, &swapped_b);
 	vm_sleep_ms(4000); /* two more cycles for the limited one */
 	swapped_a = vm_area_swap_kb(a, COLD(0));
-	skipped =
-		metric_value("pageoutd_skipped_bytes_total{policy=\"sl\",reason=\"swap_limit\"} ");
+	skipped = vm_metric(SOCK,
+			    "pageoutd_skipped_bytes_total{policy=\"sl\",reason=\"swap_limit\"} ");
 	printf("# swap_limit: free cgroup %ld kB of 32768 swapped in %u s; limited cgroup %ld kB; "
 	       "skipped swap_limit %.0f bytes\n",
 	       swapped_b, t, swapped_a, skipped);

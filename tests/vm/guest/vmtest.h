@@ -16,9 +16,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -323,11 +325,12 @@ static inline bool vm_swap_sync(void)
 	if (read_file_at(AT_FDCWD, "/proc/swaps", buf, sizeof(buf)) > 0 && strstr(buf, "/dev/zram"))
 		return true;
 	memset(buf, 0, sizeof(buf));
-	return read_file_at(AT_FDCWD, "/sys/module/zswap/parameters/enabled", buf, sizeof(buf)) > 0 &&
+	return read_file_at(AT_FDCWD, "/sys/module/zswap/parameters/enabled", buf, sizeof(buf)) >
+		       0 &&
 	       buf[0] == 'Y';
 }
 
-#define VM_SWAP_ASYNC                                                                            \
+#define VM_SWAP_ASYNC                                                                              \
 	"the swap is a bare disk (no zram, no zswap): a page paged out stays in the swap cache "   \
 	"until written, and comes back by a minor fault"
 
@@ -433,6 +436,39 @@ static inline int vm_system_ram(uint64_t *start, uint64_t *end)
 	*start = r.start;
 	*end = r.end;
 	return 0;
+}
+
+/* vm_ask: the whole answer of pageoutd's socket at sock to req (a line), in a new buffer the
+ * caller frees; "" when it cannot be reached. NULL only without memory. */
+static inline char *vm_ask(const char *sock, const char *req)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const size_t max = 1 << 20;
+	char *buf = calloc(1, max);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t len = 0;
+	ssize_t n;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	if (buf && fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    write(fd, req, strlen(req)) == (ssize_t)strlen(req))
+		while (len < max - 1 && (n = read(fd, buf + len, max - 1 - len)) > 0)
+			len += (size_t)n;
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+/* vm_metric: the value of the metrics sample whose text starts with key, -1 when none. */
+static inline double vm_metric(const char *sock, const char *key)
+{
+	char *buf = vm_ask(sock, "metrics\n"), *p;
+	double v = -1;
+
+	if (buf && (p = strstr(buf, key)))
+		v = strtod(p + strlen(key), NULL);
+	free(buf);
+	return v;
 }
 
 #endif
