@@ -544,9 +544,11 @@ static void dropped_in_place(struct vaddr *v)
 
 	for (size_t i = 0; i < v->targets.n; i++)
 		if (v->targets.t[i].gone)
-			log_info("vaddr: target %zu (pid %d) dropped in place (obsolete_target); "
-				 "the targets after it keep their regions",
-				 i, (int)v->targets.t[i].pid);
+			/* rate-limited: under churn processes exit every cycle */
+			log_rl(LOG_INFO,
+			       "vaddr: target %zu (pid %d) dropped in place (obsolete_target); "
+			       "the targets after it keep their regions",
+			       i, (int)v->targets.t[i].pid);
 	n = vtargets_drop_gone(&v->targets);
 	v->s.targets_dropped_in_place += n;
 	t = calloc(v->targets.n ? v->targets.n : 1, sizeof(*t));

@@ -146,10 +146,11 @@ static void drop_swap_last(struct vtargets *ts, size_t i)
 	struct vtarget *t = &ts->t[i];
 
 	if (i != ts->n - 1 && !ts->t[ts->n - 1].dead) {
-		log_info(
-			"vaddr: target %zu (pid %d) dropped; pid %d moves from target %zu into its "
-			"index and is watched afresh (no obsolete_target: Linux before 6.19)",
-			i, (int)t->pid, (int)ts->t[ts->n - 1].pid, ts->n - 1);
+		/* rate-limited: under churn processes exit every cycle */
+		log_rl(LOG_INFO,
+		       "vaddr: target %zu (pid %d) dropped; pid %d moves from target %zu into its "
+		       "index and is watched afresh (no obsolete_target: Linux before 6.19)",
+		       i, (int)t->pid, (int)ts->t[ts->n - 1].pid, ts->n - 1);
 		*t = ts->t[ts->n - 1];
 		/* its regions carry another process's history until DAMON updates them */
 		vtarget_forget(t);
