@@ -434,8 +434,8 @@ static void paddr_rechecks(struct damon *d)
 		if (vm_swap_sync())
 			ok(r == 0 && st.sz_applied >= (uint64_t)sc * 1024 / 2,
 			   "the stats show what was paged out (%s)",
-			   d->feat.refresh_ms ? "refreshed by the kernel" :
-						"after update_schemes_stats");
+			   d->feat.refresh_ms ? "refreshed by the kernel"
+					      : "after update_schemes_stats");
 		else
 			skip("the stats show what was paged out",
 			     "the swap is a bare disk (no zram, no zswap): DAMOS counts a page "
