@@ -7,12 +7,7 @@
 # conf.d beside the main file.
 . "$top_srcdir/tests/lib/common.sh"
 mktmp
-pid=
-admin=$("$top_builddir/tests/lib/faketree") || exit 1
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null
-	rm -rf "${admin%/fakesys/*}"
-}
+fake_daemon_test
 reloads() { grep -c "the configuration changed on disk: reloading" "$T/log"; }
 # wait_count N: until the log has N change-reloads (10 s at most)
 wait_count() { i=0; while [ "$(reloads)" -lt "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; [ "$(reloads)" -ge "$1" ]; }

@@ -3,12 +3,7 @@
 # SIGHUP reload: a bad new configuration is logged and the old one stays in force.
 . "$top_srcdir/tests/lib/common.sh"
 mktmp
-pid=
-admin=$("$top_builddir/tests/lib/faketree") || exit 1
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null
-	rm -rf "${admin%/fakesys/*}"
-}
+fake_daemon_test
 mkdir -p "$T/d" "$T/run"
 fake_main_conf "$T/main.conf"
 printf '[policy]\ncgroup = /pageoutd-reload-test\n' > "$T/d/one.conf"

@@ -20,6 +20,16 @@ wait_for() {
 	while [ $i -lt $max ]; do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; i=$((i + 1)); done
 	return 1
 }
+# fake_daemon_test: $admin, a fake DAMON tree (tests/lib/faketree), and a cleanup that stops
+# the daemon started as $pid and removes the tree
+fake_daemon_test() {
+	pid=
+	admin=$("$top_builddir/tests/lib/faketree") || exit 1
+	cleanup() {
+		[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null
+		rm -rf "${admin%/fakesys/*}"
+	}
+}
 # fake_main_conf FILE: a main configuration for the host tests: 200 ms cycles, the socket and
 # state in $T/run, DAMON at the fake tree $admin (tests/lib/faketree)
 fake_main_conf() {
