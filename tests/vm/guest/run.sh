@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The guest payload: run every guest test program; each prints TAP. Exit 1 if any failed.
+# Each program's end line gives its guest time, for keeping make check-vm's time in bounds.
 cd /payload || exit 1
 failed=0
 for t in vm-damon vm-vaddr vm-paddr vm-daemon vm-kube test-cgroup vm-android; do
 	echo "# guest test: $t"
+	t0=$(cut -d. -f1 /proc/uptime)
 	./$t
 	rc=$?
-	echo "# guest test: $t exit $rc"
+	echo "# guest test: $t exit $rc in $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 	[ $rc = 0 ] || failed=1
 done
 exit $failed
