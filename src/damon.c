@@ -485,6 +485,7 @@ static int detect_features(struct damon *d)
 	f->intervals_goal = path_exists(
 		d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/intervals_goal", c));
 	f->refresh_ms = path_exists(d, "kdamonds/0/refresh_ms");
+	f->pause = path_exists(d, mkpath(p, sizeof(p), "%s/pause", c));
 	/* stage one target, scheme, filter and goal to see their files; rewritten before use */
 	r = wr(d, mkpath(p, sizeof(p), "%s/targets/nr_targets", c), "1");
 	if (r == 0)
@@ -504,6 +505,7 @@ static int detect_features(struct damon *d)
 	f->filters_legacy = path_exists(d, mkpath(p, sizeof(p), "%s/filters", c));
 	f->quota_goals = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/goals", c));
 	f->goal_tuner = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/goal_tuner", c));
+	f->fail_charge = path_exists(d, mkpath(p, sizeof(p), "%s/quotas/fail_charge_denom", c));
 	if (f->core_filters || f->filters_legacy) {
 		const char *dir = f->core_filters ? "core_filters" : "filters";
 
@@ -548,6 +550,8 @@ static int detect_features(struct damon *d)
 		 f->goal_tuner ? " and tuners" : "", f->apply_interval ? "yes" : "no",
 		 f->tried_total_bytes ? "yes" : "no", f->sz_ops_filter_passed ? "yes" : "no",
 		 f->intervals_goal ? "yes" : "no", f->obsolete_target ? "yes" : "no");
+	log_info("DAMON at %s: failed-region charge ratio %s, context pause %s", d->root,
+		 f->fail_charge ? "yes" : "no", f->pause ? "yes" : "no");
 	return 0;
 }
 
@@ -575,6 +579,8 @@ const char *damon_features_str(const struct damon_features *f, char *buf, size_t
 		{ f->refresh_ms, "refresh_ms" },
 		{ f->goal_tuner, "goal_tuner" },
 		{ f->goal_memcg, "goal_memcg" },
+		{ f->fail_charge, "fail_charge" },
+		{ f->pause, "pause" },
 	};
 	size_t n = 0;
 
@@ -763,6 +769,23 @@ static int write_quotas(struct damon *d, const char *s, const struct damon_schem
 	return r;
 }
 
+/* 7.3: the charge ratio of the bytes the action failed on; nothing where the kernel lacks it */
+static int write_fail_charge(struct damon *d, const char *s, const struct damon_scheme *sc)
+{
+	char p[256];
+	int r;
+
+	if (!d->feat.fail_charge)
+		return 0;
+	/* denominator first: a numerator over a 0 denominator is ignored by the kernel anyway */
+	r = wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/fail_charge_denom", s),
+		   sc->fail_charge_denom);
+	r = r
+		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/quotas/fail_charge_num", s),
+			      sc->fail_charge_num);
+	return r;
+}
+
 static int write_watermarks(struct damon *d, const char *s, const struct damon_scheme *sc)
 {
 	char p[256];
@@ -791,6 +814,7 @@ static int write_scheme(struct damon *d, const char *c, unsigned i, const struct
 			   sc->apply_interval_us);
 	r = r ?: write_pattern(d, s, &sc->pattern);
 	r = r ?: write_quotas(d, s, sc);
+	r = r ?: write_fail_charge(d, s, sc);
 	r = r ?: write_watermarks(d, s, sc);
 	if (r == 0 && d->feat.core_filters) {
 		r = write_filters(d, s, "core_filters", sc, 1);
@@ -886,6 +910,9 @@ int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
 	r = check_target_features(d, ctx);
 	if (r < 0)
 		return r;
+	if (ctx->pause && !d->feat.pause)
+		return fail(d, 0, "this kernel's DAMON cannot pause a context (Linux 7.3+)"),
+		       -EOPNOTSUPP;
 	mkpath(c, sizeof(c), "kdamonds/%u/contexts/0", slot);
 	r = wr(d, mkpath(p, sizeof(p), "%s/operations", c), ctx->ops);
 	r = r
@@ -907,6 +934,8 @@ int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
 	r = r ?: wr_u64(d, mkpath(p, sizeof(p), "%s/schemes/nr_schemes", c), ctx->nr_schemes);
 	for (unsigned i = 0; r == 0 && i < ctx->nr_schemes; i++)
 		r = write_scheme(d, c, i, &ctx->schemes[i]);
+	if (r == 0 && d->feat.pause)
+		r = wr(d, mkpath(p, sizeof(p), "%s/pause", c), ctx->pause ? "Y" : "N");
 	if (r < 0)
 		return fail(d, r, "kdamond %u: writing the %s context: %s", slot, ctx->ops,
 			    d->err_path);

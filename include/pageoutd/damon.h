@@ -46,6 +46,8 @@ struct damon_features {
 	bool refresh_ms;	   /* kdamonds/N/refresh_ms (6.17) */
 	bool goal_tuner;	   /* quotas/goal_tuner: consist or temporal (7.1) */
 	bool goal_memcg;	   /* goals/N/path: node_memcg_{used,free}_bp metrics (6.19) */
+	bool fail_charge;	   /* quotas/fail_charge_num, fail_charge_denom (7.3) */
+	bool pause;		   /* contexts/N/pause (7.3) */
 	bool detected;
 };
 
@@ -91,6 +93,12 @@ struct damon_scheme {
 	unsigned nr_goals;
 	struct damon_goal goals[2];
 	char goal_tuner[16]; /* "" leaves the kernel's default; written where the kernel has it */
+	/*
+	 * 7.3: a region's bytes the action failed on are charged to the byte quota at
+	 * fail_charge_num / fail_charge_denom (denom 0: every byte walked is charged, as before
+	 * 7.3). Written where the kernel has them.
+	 */
+	uint32_t fail_charge_num, fail_charge_denom;
 	bool wmark_free_mem_rate; /* else metric none */
 	uint64_t wmark_interval_us, wmark_high, wmark_mid, wmark_low;
 	unsigned nr_filters;
@@ -125,6 +133,12 @@ struct damon_ctx {
 	const struct damon_target *targets;
 	unsigned nr_schemes;
 	const struct damon_scheme *schemes;
+	/*
+	 * 7.3: the kdamond keeps its regions but neither samples nor applies schemes; it still
+	 * takes commits (pause = false resumes it) and state=off. Written where the kernel has
+	 * `pause`; damon_write_ctx refuses it (-EOPNOTSUPP) elsewhere.
+	 */
+	bool pause;
 };
 
 struct damon_region {
@@ -199,8 +213,8 @@ struct damon {
  * damon_features_str: the features f holds as space-separated names, in the order of struct
  * damon_features (vaddr fvaddr paddr filters target_filter core_filters allow quota_goals
  * goal_metric effective_bytes apply_interval total_bytes sz_ops_filter_passed intervals_goal
- * obsolete_target refresh_ms goal_tuner goal_memcg), "none" when it holds none; truncated to
- * len.
+ * obsolete_target refresh_ms goal_tuner goal_memcg fail_charge pause), "none" when it holds
+ * none; truncated to len.
  * Returns buf.
  */
 const char *damon_features_str(const struct damon_features *f, char *buf, size_t len);

@@ -163,6 +163,10 @@ static void mk_scheme(struct fakedamon *f, const char *s)
 	}
 	if (f->abi >= FAKE_ABI_72) {
 		put(f, P("%s/quotas/goal_tuner", s), "consist");
+		if (f->abi >= FAKE_ABI_73) {
+			put(f, P("%s/quotas/fail_charge_num", s), "0");
+			put(f, P("%s/quotas/fail_charge_denom", s), "0");
+		}
 		dir(f, P("%s/dests", s));
 		put(f, P("%s/dests/nr_dests", s), "0");
 		mk_filters_dir(f, P("%s/core_filters", s));
@@ -203,6 +207,8 @@ static void mk_context(struct fakedamon *f, const char *c)
 		put(f, P("%s/monitoring_attrs/intervals/intervals_goal/access_bp", c), "0");
 		put(f, P("%s/addr_unit", c), "1");
 	}
+	if (f->abi >= FAKE_ABI_73)
+		put(f, P("%s/pause", c), "N");
 	dir(f, P("%s/monitoring_attrs/nr_regions", c));
 	put(f, P("%s/monitoring_attrs/nr_regions/min", c), "10");
 	put(f, P("%s/monitoring_attrs/nr_regions/max", c), "1000");

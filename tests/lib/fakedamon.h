@@ -3,7 +3,8 @@
  * fakedamon: a DAMON sysfs tree in a temporary directory, with an I/O table that answers writes
  * the way mm/damon/sysfs.c does (nr_* rebuild child directories with defaults, nr_kdamonds is
  * EBUSY while any kdamond runs, state keywords, tried regions from virtual regions), records
- * every write in order, and injects faults. Shapes: 6.2-like (no filters), 6.12 and 7.2. A
+ * every write in order, and injects faults. Shapes: 6.2-like (no filters), 6.12, 7.2 and 7.3
+ * (7.2 plus the context's pause and the quotas' fail_charge_num and fail_charge_denom). A
  * commit drops the running targets marked obsolete_target, and is refused (EINVAL) for one
  * that has no running target at its index, as damon_commit_targets() does.
  */
@@ -16,7 +17,7 @@
 
 #include "pageoutd/damon.h"
 
-enum fake_abi { FAKE_ABI_62, FAKE_ABI_612, FAKE_ABI_72 };
+enum fake_abi { FAKE_ABI_62, FAKE_ABI_612, FAKE_ABI_72, FAKE_ABI_73 };
 
 struct fake_vregion {
 	unsigned target;

@@ -29,7 +29,10 @@ static void capture(int prio, const char *msg)
 
 static const char *abi_name(enum fake_abi a)
 {
-	return a == FAKE_ABI_62 ? "6.2" : a == FAKE_ABI_612 ? "6.12" : "7.2";
+	return a == FAKE_ABI_62	   ? "6.2"
+	       : a == FAKE_ABI_612 ? "6.12"
+	       : a == FAKE_ABI_72  ? "7.2"
+				   : "7.3";
 }
 
 static struct damon_scheme targets_schemes[3];
@@ -557,6 +560,53 @@ static void faults(enum fake_abi abi, int err)
 	is_int(unnamed, 0, "%s: and each such error names the file written", abi_name(abi));
 }
 
+/*
+ * 7.3: the failed-region charge ratio and the context's pause are detected and written; on
+ * 7.2 the ratio is not written (the caller scales the quota instead) and a pause is refused.
+ */
+static void charge_and_pause(enum fake_abi abi)
+{
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	const char *a = abi_name(abi);
+	bool has = abi >= FAKE_ABI_73;
+	struct damon_ctx c;
+	struct damon d;
+	char fs[512];
+
+	vaddr_ctx(&c);
+	targets_schemes[1].fail_charge_num = 1;
+	targets_schemes[1].fail_charge_denom = 1024;
+	is_int(damon_open(&d, f->admin, f->state_dir, &io), 0, "%s: open", a);
+	is_int(damon_acquire(&d), 0, "%s: acquire", a);
+	is_int(d.feat.fail_charge, has, "%s: fail_charge detected", a);
+	is_int(d.feat.pause, has, "%s: pause detected", a);
+	damon_features_str(&d.feat, fs, sizeof(fs));
+	ok((strstr(fs, " fail_charge pause") != NULL) == has, "%s: named in the features: %s", a,
+	   fs);
+	is_int(damon_write_ctx(&d, 0, &c), 0, "%s: a context with a charge ratio", a);
+	if (has) {
+		is_str(fake_get(f, "kdamonds/0/contexts/0/schemes/1/quotas/fail_charge_num"), "1",
+		       "%s: fail_charge_num written", a);
+		is_str(fake_get(f, "kdamonds/0/contexts/0/schemes/1/quotas/fail_charge_denom"),
+		       "1024", "%s: fail_charge_denom written", a);
+		is_str(fake_get(f, "kdamonds/0/contexts/0/schemes/0/quotas/fail_charge_denom"), "0",
+		       "%s: 0 (every byte charged) where the scheme has none", a);
+		is_str(fake_get(f, "kdamonds/0/contexts/0/pause"), "N", "%s: not paused", a);
+	}
+	c.pause = true;
+	is_int(damon_write_ctx(&d, 0, &c), has ? 0 : -EOPNOTSUPP, "%s: a paused context %s", a,
+	       has ? "is written" : "is refused");
+	if (has)
+		is_str(fake_get(f, "kdamonds/0/contexts/0/pause"), "Y", "%s: pause written", a);
+	else
+		ok(strstr(d.err, "pause") != NULL, "%s: and the error says why: %s", a, d.err);
+	memset(targets_schemes, 0, sizeof(targets_schemes));
+	is_int(damon_release(&d), 0, "%s: release", a);
+	damon_close(&d);
+	fake_free(f);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_CRIT);
@@ -569,6 +619,8 @@ int main(void)
 	write_and_snapshot(FAKE_ABI_72);
 	obsolete(FAKE_ABI_72);
 	obsolete(FAKE_ABI_612);
+	charge_and_pause(FAKE_ABI_72);
+	charge_and_pause(FAKE_ABI_73);
 	foreign(true);
 	foreign(false);
 	recover();
