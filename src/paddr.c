@@ -475,13 +475,15 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 		scale *= (double)step / PSI_STEPS;
 	}
 	/*
-	 * DAMON charges the byte quota with every byte of the regions a scheme walks, this
-	 * cgroup's or not: the scheme's quota is multiplied by how much more RAM there is than
-	 * the cgroup's memory (pscheme_walk_scale), so that the cgroup's share of a walk is about
-	 * the configured quota.
+	 * Before 7.3 DAMON charges the byte quota with every byte of the regions a scheme walks,
+	 * this cgroup's or not: the scheme's quota is multiplied by how much more RAM there is
+	 * than the cgroup's memory (pscheme_walk_scale), so that the cgroup's share of a walk is
+	 * about the configured quota. With fail_charge (7.3) the kernel charges what it reclaims
+	 * (and a failed byte 1/PSCHEME_FAIL_CHARGE_DENOM): the quota is the configured one.
 	 */
-	c->s.walk_scale =
-		c->have_resident ? pscheme_walk_scale(p->s.ram_bytes, c->last_resident) : 1;
+	c->s.walk_scale = c->have_resident && !p->d->feat.fail_charge
+				  ? pscheme_walk_scale(p->s.ram_bytes, c->last_resident)
+				  : 1;
 	scale *= c->s.walk_scale;
 	kinds = (c->st.anon_allowed ? MEMORY_ANON : 0) | (c->st.file_allowed ? MEMORY_FILE : 0);
 	if (policy_swap_limited(c->swap_room))

@@ -143,6 +143,21 @@ static void set_goal(const struct cfg_policy *p, const struct damon_features *f,
 	str_copy(s->goal_tuner, sizeof(s->goal_tuner), "temporal");
 }
 
+/*
+ * 7.3: the bytes of a walked region that pageout fails on are charged 1/PSCHEME_FAIL_CHARGE_DENOM
+ * of the bytes it reclaims. Those are other cgroups' pages and free memory (the memcg filter
+ * rejects them), unevictable, pinned and young pages: each costs a folio lookup and a check,
+ * not the unmap and the write of a page that goes. The byte quota then bounds what is
+ * reclaimed, and the walk covers at most PSCHEME_FAIL_CHARGE_DENOM times the quota.
+ */
+static void set_fail_charge(const struct damon_features *f, struct damon_scheme *s)
+{
+	if (!f->fail_charge)
+		return;
+	s->fail_charge_num = 1;
+	s->fail_charge_denom = PSCHEME_FAIL_CHARGE_DENOM;
+}
+
 /* min_free: the scheme is active while free memory is below it (per-mille); never off below. */
 static void set_watermarks(const struct cfg_policy *p, const struct cfg *cfg,
 			   struct damon_scheme *s)
@@ -195,6 +210,7 @@ void pscheme_build(const struct cfg_policy *p, const struct cfg *cfg,
 	set_pattern(p, f, aggr, samples, min_age_us, s);
 	set_quotas(p, quota_scale, share ? share : 1, s);
 	set_goal(p, f, s);
+	set_fail_charge(f, s);
 	set_watermarks(p, cfg, s);
 	set_filters(memcg, kinds, s);
 }

@@ -32,12 +32,20 @@ int pscheme_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max)
 uint64_t pscheme_aggr_us(const struct cfg *cfg);
 
 /*
+ * Where the kernel has the charge ratio of failed regions (7.3), a byte of a walked region that
+ * is not reclaimed is charged 1/PSCHEME_FAIL_CHARGE_DENOM of the quota a reclaimed one is: the
+ * same bound on the walk (the quota times this) as PSCHEME_WALK_SCALE_MAX before 7.3.
+ */
+#define PSCHEME_FAIL_CHARGE_DENOM 1024
+
+/*
  * pscheme_build: into ret, the DAMOS scheme for cgroup `memcg` (its path in the memory
  * hierarchy) under policy p of cfg, on a kernel with features f: pageout (stat when `paused`
  * or no kind may go) of regions at most max_access_rate hot that have been idle for
  * min_age_us; quota bytes and time per interval scaled by quota_scale and split `share` ways
  * (0 counts as 1); a filter that rejects every other memcg, and one that rejects the kind of
- * memory not in `kinds` (MEMORY_ANON | MEMORY_FILE, masked by p's). memcg is copied.
+ * memory not in `kinds` (MEMORY_ANON | MEMORY_FILE, masked by p's); where f has fail_charge,
+ * a failed byte charged 1/PSCHEME_FAIL_CHARGE_DENOM. memcg is copied.
  */
 void pscheme_build(const struct cfg_policy *p, const struct cfg *cfg,
 		   const struct damon_features *f, const char *memcg, uint64_t min_age_us,
@@ -45,10 +53,12 @@ void pscheme_build(const struct cfg_policy *p, const struct cfg *cfg,
 		   struct damon_scheme *ret);
 
 /*
- * pscheme_walk_scale: the factor a cgroup's byte quota is multiplied by, because DAMON charges
- * a scheme's quota with every byte it walks, the cgroup's or not: the largest power of two
- * k <= PSCHEME_WALK_SCALE_MAX with k x resident <= ram_bytes; 1 when resident is 0 (unknown)
- * or more than half of ram_bytes.
+ * pscheme_walk_scale: the factor a cgroup's byte quota is multiplied by, because DAMON before
+ * 7.3 (or without fail_charge) charges a scheme's quota with every byte it walks, the
+ * cgroup's or not: the largest power of two k <= PSCHEME_WALK_SCALE_MAX with
+ * k x resident <= ram_bytes; 1 when resident is 0 (unknown) or more than half of ram_bytes.
+ * Where the kernel has fail_charge the quota is not scaled (pscheme_build charges a failed
+ * byte 1/PSCHEME_FAIL_CHARGE_DENOM).
  */
 #define PSCHEME_WALK_SCALE_MAX 1024
 unsigned pscheme_walk_scale(uint64_t ram_bytes, uint64_t resident);

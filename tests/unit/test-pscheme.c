@@ -255,6 +255,35 @@ static void usage(void)
 	cfg_free(none);
 }
 
+/* 7.3: a byte pageout fails on is charged 1/1024 of a reclaimed one; before, every byte */
+static void fail_charge(void)
+{
+	struct cfg *cfg = cfgtext_paddr_batch("");
+	struct damon_features f72 = { .ops_paddr = true,
+				      .core_filters = true,
+				      .filter_target = true,
+				      .filter_allow = true,
+				      .apply_interval = true };
+	struct damon_features f73 = f72;
+	struct damon_scheme s;
+
+	f73.fail_charge = true;
+	if (!cfg)
+		return;
+	pscheme_build(&cfg->policies[0], cfg, &f72, "/batch/a", 0, 1.0, 1, MEMORY_ANON, false, &s);
+	ok(s.fail_charge_num == 0 && s.fail_charge_denom == 0,
+	   "7.2: no charge ratio (denominator 0: the kernel charges every byte walked)");
+	pscheme_build(&cfg->policies[0], cfg, &f73, "/batch/a", 0, 1.0, 1, MEMORY_ANON, false, &s);
+	ok(s.fail_charge_num == 1 && s.fail_charge_denom == PSCHEME_FAIL_CHARGE_DENOM &&
+		   PSCHEME_FAIL_CHARGE_DENOM == PSCHEME_WALK_SCALE_MAX,
+	   "7.3: a failed byte charged 1/%d, the walk bounded as walk_scale bounded it before",
+	   PSCHEME_FAIL_CHARGE_DENOM);
+	pscheme_build(&cfg->policies[0], cfg, &f73, "/batch/a", 0, 1.0, 1, MEMORY_ANON, true, &s);
+	ok(!strcmp(s.action, "stat") && s.fail_charge_denom == PSCHEME_FAIL_CHARGE_DENOM,
+	   "and a paused (stat) scheme keeps it: resuming changes the action only");
+	cfg_free(cfg);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);
@@ -262,5 +291,6 @@ int main(void)
 	walk_scale();
 	build();
 	usage();
+	fail_charge();
 	return tap_exit();
 }

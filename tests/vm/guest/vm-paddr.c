@@ -14,6 +14,8 @@
  * Then max_usage: a cgroup with cold memory held at a ceiling between its hot set and its
  * total, by the kernel's per-cgroup quota goal (7.1+) or pageoutd pausing the scheme
  * (max_usage(); `vm-paddr max_usage`).
+ * `vm-paddr failcharge`: a cgroup's cold memory beside a large mlocked region under a small
+ * quota, with 7.3's charge ratio of failed regions and without it (walk_scale).
  */
 #include <config.h>
 
@@ -818,6 +820,171 @@ static void max_usage(void)
 	printf("# max_usage: %ld s in the guest\n", (long)(time(NULL) - t0));
 }
 
+/* --- 7.3: the charge ratio of failed regions --- */
+
+#define SUB_DIR "/tmp/pageoutd-vm-psub"
+#define FC_COLD 0x7e2000000000ULL
+#define FC_LOCK 0x7e2100000000ULL
+#define FC_COLD_MB 64
+#define FC_LOCK_MB 256
+#define FC_SECS 24
+#define FC_QUOTA_MB 2 /* per second; min_age 3 s: 6 MiB per walk */
+
+/* one paddr policy over cgroup, quota as given, min_age 3 s; NULL when it does not load */
+static struct cfg *sub_config(const char *cgroup, const char *quota)
+{
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	char buf[1024];
+
+	mkdir(SUB_DIR, 0755);
+	mkdir(SUB_DIR "/conf.d", 0755);
+	snprintf(buf, sizeof(buf),
+		 "[daemon]\ninterval = 1s\nstate_dir = %s\nlog_level = info\n"
+		 "[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n",
+		 state_dir);
+	vm_put(SUB_DIR "/pageoutd.conf", buf);
+	snprintf(buf, sizeof(buf),
+		 "[policy]\ncgroup = %s\nengine = paddr\nmin_age = 3s\nquota = %s\n"
+		 "swap_reserve = 5%%\nmax_refault_rate = 100%%\n",
+		 cgroup, quota);
+	vm_put(SUB_DIR "/conf.d/sub.conf", buf);
+	if (cfg_load(SUB_DIR "/pageoutd.conf", SUB_DIR "/conf.d", true, &cfg, &errs) < 0)
+		for (unsigned i = 0; i < errs.nr; i++)
+			printf("# %s\n", errs.msgs[i]);
+	cfg_errors_fini(&errs);
+	return cfg;
+}
+
+/* the child of fc_phase: FC_COLD_MB of cold anonymous memory and FC_LOCK_MB mlocked */
+static int fc_setup(void *arg)
+{
+	char p[256], s[32];
+	void *m;
+
+	snprintf(p, sizeof(p), VM_CGROOT "%s/cgroup.procs", (const char *)arg);
+	snprintf(s, sizeof(s), "%d", getpid());
+	if (write_file_at(AT_FDCWD, p, s) < 0)
+		return 2;
+	m = mmap((void *)(uintptr_t)FC_COLD, FC_COLD_MB * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == MAP_FAILED)
+		return 3;
+	madvise(m, FC_COLD_MB * MIB, MADV_NOHUGEPAGE);
+	vm_touch(m, FC_COLD_MB * MIB, true);
+	m = mmap((void *)(uintptr_t)FC_LOCK, FC_LOCK_MB * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == MAP_FAILED)
+		return 4;
+	madvise(m, FC_LOCK_MB * MIB, MADV_NOHUGEPAGE);
+	vm_touch(m, FC_LOCK_MB * MIB, true);
+	return mlock(m, FC_LOCK_MB * MIB) < 0 ? 5 : 0;
+}
+
+/*
+ * One run of the engine over cgroup cg (cold and mlocked memory, fc_setup) for FC_SECS
+ * cycles, with the kernel's charge ratio (ratio, where the kernel has it) or without (the
+ * quota scaled by walk_scale, as before 7.3). Returns the kB of the cold area swapped out;
+ * *applied is what the scheme reclaimed, *ws its walk_scale.
+ */
+static long fc_phase(struct cgrp_root *cg, const char *cgname, bool ratio, uint64_t *applied,
+		     uint64_t *ws)
+{
+	struct cfg *cfg = sub_config(cgname, "2M/1s");
+	const struct paddr_cgroup_stats *cs;
+	struct paddr *p = NULL;
+	struct damon d;
+	long sw = -1, lck;
+	pid_t h;
+
+	*applied = *ws = 0;
+	vm_cg_make(cgname);
+	h = child_fork(fc_setup, NULL, (void *)cgname);
+	lck = h > 0 ? vm_status_kb(h, "VmLck") : -1;
+	if (!ok(h > 0 && lck >= FC_LOCK_MB * 1024 && cfg &&
+			damon_open(&d, VM_ADMIN, state_dir, NULL) == 0,
+		"failcharge: %s holds %d MiB cold and %ld kB mlocked (unevictable)", cgname,
+		FC_COLD_MB, lck))
+		goto out;
+	if (damon_acquire(&d) == 0) {
+		d.feat.fail_charge = d.feat.fail_charge && ratio;
+		if (paddr_new(&p, cfg, &d, cg) == 0) {
+			for (unsigned t = 1; t <= FC_SECS; t++) {
+				vm_sleep_ms(1000);
+				paddr_cycle(p);
+				if (t % 6 == 0)
+					printf("#   t=%us: %ld kB swapped\n", t,
+					       vm_area_swap_kb(h, FC_COLD));
+			}
+			sw = vm_area_swap_kb(h, FC_COLD);
+			cs = paddr_cgroup_stats(p, cgname);
+			if (cs) {
+				*applied = cs->sz_applied;
+				*ws = cs->walk_scale;
+			}
+			paddr_free(p);
+		}
+		damon_release(&d);
+	}
+	damon_close(&d);
+out:
+	vm_reap(h);
+	vm_cg_remove(cgname);
+	cfg_free(cfg);
+	return sw;
+}
+
+/*
+ * A cgroup whose cold memory shares the walk with a large mlocked region (pageout fails on
+ * it), and a byte quota of 2 MiB/s. With the kernel's charge ratio (7.3) the failed bytes
+ * cost 1/1024: the cold anon goes at about the quota rate, and no faster. Without it (before
+ * 7.3, or forced here) every byte walked is charged and walk_scale scales the quota by RAM
+ * over the cgroup's memory, which counts the mlocked bytes: much slower.
+ */
+static void failcharge(struct cgrp_root *cg)
+{
+	const long want = (long)FC_QUOTA_MB * 1024 * (FC_SECS - 3);
+	uint64_t app_a, app_b, ws_a, ws_b;
+	long sw_a, sw_b;
+	struct damon d;
+	bool has = false;
+
+	if (damon_open(&d, VM_ADMIN, state_dir, NULL) == 0 && damon_acquire(&d) == 0) {
+		has = d.feat.fail_charge;
+		damon_release(&d);
+	}
+	damon_close(&d);
+	sw_a = fc_phase(cg, "/vmt-pfa", false, &app_a, &ws_a);
+	printf("# without the charge ratio: %ld of %d kB swapped in %d s, scheme applied %" PRIu64
+	       " kB, walk_scale %" PRIu64 "\n",
+	       sw_a, FC_COLD_MB * 1024, FC_SECS, app_a / 1024, ws_a);
+	/*
+	 * every byte walked is charged: what goes depends on where the cold pages sit in the
+	 * physical walk (nothing for 18 s in a 7.3 run), so only the bound is checked
+	 */
+	ok(ws_a >= 1 && app_a <= ws_a * FC_QUOTA_MB * MIB * (FC_SECS + 3),
+	   "failcharge: without the ratio (as before 7.3) the scheme applied at most walk_scale "
+	   "x the quota");
+	if (!has) {
+		skip("failcharge: with the ratio",
+		     "this kernel has no fail_charge_num/denom (7.3+)");
+		return;
+	}
+	sw_b = fc_phase(cg, "/vmt-pfb", true, &app_b, &ws_b);
+	printf("# with the charge ratio 1/%d: %ld of %d kB swapped in %d s (%.1fx), scheme "
+	       "applied %" PRIu64 " kB, walk_scale %" PRIu64 "; the quota allows about %ld kB\n",
+	       PSCHEME_FAIL_CHARGE_DENOM, sw_b, FC_COLD_MB * 1024, FC_SECS,
+	       sw_a > 0 ? (double)sw_b / (double)sw_a : 0.0, app_b / 1024, ws_b, want);
+	ok(ws_b == 1, "failcharge: with the ratio the quota is not scaled (walk_scale 1)");
+	ok(sw_b >= want * 40 / 100,
+	   "failcharge: the cold anon goes at the quota rate despite the mlocked region (at least "
+	   "40%% of %ld kB)",
+	   want);
+	ok(app_b <= (uint64_t)FC_QUOTA_MB * MIB * (FC_SECS + 3),
+	   "failcharge: and no faster: the scheme applied at most the quota");
+	ok(sw_b >= 2 * sw_a, "failcharge: at least twice what goes without the ratio");
+}
+
 int main(int argc, char **argv)
 {
 	const struct vm_area hot[1] = { { HOT_A, HOT_MB * MIB, true } };
@@ -828,7 +995,7 @@ int main(int argc, char **argv)
 	const struct paddr_cgroup_stats *cs;
 	pid_t ha, hb, hh, hc, hd;
 	char en[8] = "";
-	uint64_t tried0, exc0, t0, tried1, exc1, t1;
+	uint64_t tried0, exc0, t0, tried1, exc1, t1, app0, app1;
 	long fh0, fh1, sa, sb, sh, sh_max = 0;
 	double ca, cb;
 	unsigned i;
@@ -851,6 +1018,12 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "max_usage")) {
 		max_usage();
+		return tap_exit();
+	}
+	if (argc > 1 && !strcmp(argv[1], "failcharge")) {
+		mkdir(state_dir, 0700);
+		if (ok(cgrp_init(&cg) == 0 && cg.version == 2, "cgroup v2"))
+			failcharge(&cg);
 		return tap_exit();
 	}
 	mkdir(state_dir, 0700);
@@ -912,11 +1085,13 @@ int main(int argc, char **argv)
 	       ") after %u more cycles\n",
 	       cs->effective_quota, cs->walk_scale, i);
 	tried0 = cs->sz_tried;
+	app0 = cs->sz_applied;
 	exc0 = cs->qt_exceeds;
 	t0 = now_usec();
 	cycle_for(p, 6);
 	cs = paddr_cgroup_stats(p, "/vmt-pa");
 	tried1 = cs->sz_tried;
+	app1 = cs->sz_applied;
 	exc1 = cs->qt_exceeds;
 	t1 = now_usec();
 	{
@@ -928,16 +1103,30 @@ int main(int argc, char **argv)
 		       (tried1 - tried0) / 1024, intervals, per / 1024, exc1 - exc0);
 		ok(cs->walk_scale >= 1 &&
 			   cs->walk_scale ==
-				   pscheme_walk_scale(paddr_stats(p)->ram_bytes, cs->resident),
-		   "walk_scale %" PRIu64 ": RAM over the cgroup's %" PRIu64 " kB", cs->walk_scale,
-		   cs->resident / 1024);
+				   (d.feat.fail_charge
+					    ? 1
+					    : pscheme_walk_scale(paddr_stats(p)->ram_bytes,
+								 cs->resident)),
+		   "walk_scale %" PRIu64 ": RAM over the cgroup's %" PRIu64
+		   " kB (1 where the kernel charges what it reclaims, 7.3)",
+		   cs->walk_scale, cs->resident / 1024);
 		ok(cs->effective_quota > 0 && cs->effective_quota <= WALK * cs->walk_scale * QUOTA,
 		   "the kernel's effective quota is at most 64 KiB x 30 intervals x walk_scale per "
 		   "walk (the time quota may bind first)");
-		/* a walk every 3 s: the window holds one walk more than its share at most */
-		ok(tried1 - tried0 <=
-			   (uint64_t)((intervals + WALK) * (double)(cs->walk_scale * QUOTA)),
-		   "at most that quota per interval was tried (scheme stats)");
+		/*
+		 * a walk every 3 s: the window holds one walk more than its share at most; before
+		 * 7.3 the quota is charged with every byte tried, on 7.3 with what was reclaimed
+		 * (a failed byte 1/1024)
+		 */
+		if (d.feat.fail_charge)
+			ok(app1 - app0 <= (uint64_t)((intervals + WALK) * (double)QUOTA),
+			   "at most that quota per interval was reclaimed (%" PRIu64 " kB; %" PRIu64
+			   " kB tried)",
+			   (app1 - app0) / 1024, (tried1 - tried0) / 1024);
+		else
+			ok(tried1 - tried0 <= (uint64_t)((intervals + WALK) *
+							 (double)(cs->walk_scale * QUOTA)),
+			   "at most that quota per interval was tried (scheme stats)");
 		ok(tried1 > tried0 && exc1 > exc0,
 		   "and the quota was reached: it is what bounded the scheme");
 		ok(cs->sz_applied <= cs->sz_tried, "applied <= tried");
