@@ -72,6 +72,7 @@ struct paddr {
 	struct paddr_cgroup *c;
 	size_t nc;
 	unsigned kschemes; /* schemes in the kernel after the last commit or start */
+	bool kpaused;	   /* the kdamond's context is paused (7.3, want_pause) */
 	struct paddr_policy *pol;
 	size_t npol;
 	bool running, dirty;
@@ -517,7 +518,7 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 
 /* --- DAMON --- */
 
-static int write_ctx(struct paddr *p)
+static int write_ctx(struct paddr *p, bool pause)
 {
 	struct damon_scheme *s = calloc(p->nc ? p->nc : 1, sizeof(*s));
 	struct damon_target t = { 0 };
@@ -540,6 +541,7 @@ static int write_ctx(struct paddr *p)
 		s[i] = p->c[i].want;
 	c.nr_schemes = (unsigned)p->nc;
 	c.schemes = s;
+	c.pause = pause;
 	r = damon_write_ctx(p->d, DAMON_SLOT_PADDR, &c);
 	free(s);
 	return r;
@@ -612,29 +614,90 @@ const char *paddr_error(const struct paddr *p)
 	return e ? e : log_cond_text(&p->read_cond);
 }
 
+/*
+ * 7.3: the kdamond is paused, rather than stopped or left walking, while no scheme would
+ * reclaim: no cgroup has one, or an operator paused every policy that has one. A paused
+ * kdamond keeps its thread and its regions (their bounds, access counts and ages), takes
+ * commits and resumes with them; it neither samples nor applies schemes, so their counters
+ * stand still meanwhile. Before 7.3 the kdamond is stopped when no cgroup has a scheme (its
+ * regions start again from the System RAM ranges at the next start) and its stat schemes
+ * walk while every policy is paused.
+ */
+static bool want_pause(const struct paddr *p)
+{
+	if (!p->d->feat.pause)
+		return false;
+	for (size_t i = 0; i < p->nc; i++)
+		if (!p->c[i].st.paused || p->c[i].st.paused_why != SKIP_PAUSED)
+			return false;
+	return true;
+}
+
+/* The running kdamond has no scheme left: pause it with none. Returns 0 or -errno. */
+static int pause_empty(struct paddr *p)
+{
+	int r = write_ctx(p, true);
+
+	r = r ?: damon_commit(p->d, DAMON_SLOT_PADDR);
+	if (r < 0) {
+		log_rl(LOG_WARNING, "paddr: pausing the kdamond failed, stopping it: %s",
+		       p->d->err);
+		return r;
+	}
+	if (!p->kpaused)
+		log_info("paddr: no cgroup has a scheme: kdamond %d paused, its regions kept",
+			 DAMON_SLOT_PADDR);
+	p->kpaused = true;
+	p->kschemes = 0;
+	p->s.commits++;
+	return 0;
+}
+
+/* After a commit or a start that worked: say when the kdamond paused or resumed. */
+static void note_pause(struct paddr *p, bool pause)
+{
+	if (pause != p->kpaused)
+		log_info("paddr: kdamond %d %s", DAMON_SLOT_PADDR,
+			 pause ? "paused: every policy with a scheme is paused (pageoutctl pause)"
+			       : "resumed with the regions it had");
+	p->kpaused = pause;
+}
+
 static int sync_damon(struct paddr *p)
 {
+	bool pause = want_pause(p);
 	int r = 0;
 
+	if (p->running && pause != p->kpaused)
+		p->dirty = true;
 	if (!p->dirty || !p->nc)
 		log_cond_clear(&p->cond); /* the last write worked, or there is nothing to write */
 	if (!p->dirty)
 		return 0;
 	if (!p->nc) {
+		if (p->running && pause && pause_empty(p) == 0) {
+			p->dirty = false;
+			p->s.schemes = 0;
+			p->s.kdamond_paused = true;
+			return 0;
+		}
 		if (p->running)
 			damon_stop(p->d, DAMON_SLOT_PADDR);
+		p->kpaused = p->s.kdamond_paused = false;
 		p->running = false;
 		p->dirty = false;
 		p->kschemes = 0;
 		return 0;
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r = write_ctx(p);
+		/* a kdamond starts unpaused: one with nothing to do is paused by a commit */
+		r = write_ctx(p, pause && p->running);
 		if (r == 0 && p->running) {
 			r = damon_commit(p->d, DAMON_SLOT_PADDR);
 			if (r == 0) {
 				p->s.commits++;
 				note_commit(p, false);
+				note_pause(p, pause);
 			}
 		}
 		if (r == 0 && !p->running) {
@@ -643,6 +706,7 @@ static int sync_damon(struct paddr *p)
 				p->running = true;
 				p->s.restarts++;
 				note_commit(p, true);
+				p->kpaused = false;
 			}
 		}
 		if (r != -EINVAL || !drop_vanished(p) || !p->nc)
@@ -651,6 +715,7 @@ static int sync_damon(struct paddr *p)
 	if (r == -EINVAL && p->running && damon_running(p->d, DAMON_SLOT_PADDR) == 0) {
 		/* 7.x answers commit on a stopped kdamond with EINVAL: start it next cycle */
 		p->running = false;
+		p->kpaused = false;
 		return 0;
 	}
 	if (r < 0) {
@@ -662,6 +727,7 @@ static int sync_damon(struct paddr *p)
 	log_cond_clear(&p->cond);
 	p->dirty = false;
 	p->s.schemes = p->nc;
+	p->s.kdamond_paused = p->kpaused;
 	return 0;
 }
 
@@ -1025,6 +1091,7 @@ int paddr_cycle(struct paddr *p)
 		log_rl(LOG_WARNING, "paddr: the kdamond is off (someone turned it off); "
 				    "restarting it");
 		p->running = false;
+		p->kpaused = false;
 		p->dirty = true;
 	}
 	commits = p->s.commits + p->s.restarts;

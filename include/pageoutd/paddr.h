@@ -106,6 +106,8 @@ struct paddr_stats {
 	uint64_t schemes; /* in use now */
 	uint64_t ram_bytes;
 	bool goals; /* the kernel tunes the quota (some_mem_psi_us goal) */
+	/* 7.3: the kdamond is paused, its regions kept (no scheme, or every policy paused) */
+	bool kdamond_paused;
 };
 
 struct paddr;

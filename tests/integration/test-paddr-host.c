@@ -563,6 +563,91 @@ out:
 	fake_free(f);
 }
 
+/*
+ * 7.3: the kernel charges what pageout reclaims (a failed byte 1/1024): the quota is not
+ * scaled by RAM. The kdamond is paused, not stopped, while every policy is paused or no
+ * cgroup has a scheme, and resumed by a commit: one thread all along, its regions kept.
+ */
+static void pause73(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_73);
+	struct damon_io io = fake_io(f);
+	char proc[PATH_MAX + 8], want[PATH_MAX * 2];
+	struct damon d;
+	struct paddr *p = NULL;
+	struct cfg *cfg;
+	const struct paddr_cgroup_stats *cs;
+	const char *pid;
+	char pid0[32] = "";
+	pid_t ha = -1, hb = -1;
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	fake_proc(proc);
+	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
+	cfg = load(f->top, f->state_dir, proc, false);
+	ok(cg_make("a") == 0 && (ha = holder("a", 4, 0)) > 0, "7.3: cgroup a holds 4 MiB");
+	ok(cfg && damon_open(&d, f->admin, f->state_dir, &io) == 0 && damon_acquire(&d) == 0 &&
+		   paddr_new(&p, cfg, &d, &cg) == 0,
+	   "7.3: the engine over the emulated tree");
+	if (!p)
+		goto out;
+	paddr_cycle(p);
+	snprintf(want, sizeof(want), "%s/a", base);
+	cs = paddr_cgroup_stats(p, want);
+	is_str(fake_get(f, K "schemes/0/quotas/fail_charge_num"), "1", "7.3: fail_charge_num 1");
+	is_str(fake_get(f, K "schemes/0/quotas/fail_charge_denom"), "1024",
+	       "7.3: fail_charge_denom 1024");
+	ok(cs && cs->walk_scale == 1, "7.3: no walk_scale: the kernel charges what it reclaims");
+	is_str(fake_get(f, K "schemes/0/quotas/bytes"), "671088640",
+	       "7.3: the quota as configured, 64M/1s for the 10 s between two walks");
+	is_str(fake_get(f, K "pause"), "N", "7.3: the kdamond runs unpaused");
+	pid = fake_get(f, "kdamonds/1/pid");
+	str_copy(pid0, sizeof(pid0), pid);
+
+	/* the operator pauses the only policy: the kdamond pauses, its scheme stays (stat) */
+	is_int(paddr_pause(p, "host", true), 0, "7.3: pageoutctl pause host");
+	paddr_cycle(p);
+	is_str(fake_get(f, K "pause"), "Y", "7.3: every policy paused: the kdamond is paused");
+	ok(!strcmp(fake_get(f, K "schemes/0/action"), "stat") &&
+		   !strcmp(fake_get(f, "kdamonds/1/state"), "on") && paddr_stats(p)->kdamond_paused,
+	   "7.3: online (state on), its scheme a stat one, the stats say paused");
+	ok(strstr(logbuf, "paused: every policy with a scheme is paused") != NULL,
+	   "7.3: and the log says so");
+	paddr_pause(p, "host", false);
+	paddr_cycle(p);
+	ok(!strcmp(fake_get(f, K "pause"), "N") &&
+		   !strcmp(fake_get(f, K "schemes/0/action"), "pageout") &&
+		   !paddr_stats(p)->kdamond_paused,
+	   "7.3: resumed: unpaused, pageout again");
+
+	/* a goes away: no scheme left; paused, not stopped; b appears: resumed, no restart */
+	reap(ha);
+	ha = -1;
+	cg_remove("a");
+	paddr_cycle(p);
+	ok(!strcmp(fake_get(f, "kdamonds/1/state"), "on") && !strcmp(fake_get(f, K "pause"), "Y") &&
+		   !strcmp(fake_get(f, K "schemes/nr_schemes"), "0"),
+	   "7.3: no cgroup left: the kdamond is paused with no scheme, not turned off");
+	ok(cg_make("b") == 0 && (hb = holder("b", 4, 0)) > 0, "7.3: cgroup b appears");
+	paddr_cycle(p);
+	ok(!strcmp(fake_get(f, K "pause"), "N") &&
+		   !strcmp(fake_get(f, K "schemes/nr_schemes"), "1") &&
+		   !strcmp(fake_get(f, "kdamonds/1/pid"), pid0) && paddr_stats(p)->restarts == 1,
+	   "7.3: resumed with b's scheme by a commit: the same kdamond (pid %s), one start", pid0);
+	paddr_free(p);
+	p = NULL;
+	is_str(fake_get(f, "kdamonds/1/state"), "off", "7.3: the engine's end turns it off");
+	reap(hb);
+	cg_remove("b");
+out:
+	reap(ha);
+	paddr_free(p);
+	damon_release(&d);
+	damon_close(&d);
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 /* More cgroups than schemes: refused with an error, never silently. Dry run: stat schemes. */
 static void limits(void)
 {
@@ -634,6 +719,7 @@ int main(void)
 		tap_skip_all("cannot create a child of this test's own memory cgroup");
 	run(FAKE_ABI_612);
 	run(FAKE_ABI_72);
+	pause73();
 	limits();
 	rmdir(p);
 	return tap_exit();

@@ -16,6 +16,8 @@
  * (max_usage(); `vm-paddr max_usage`).
  * `vm-paddr failcharge`: a cgroup's cold memory beside a large mlocked region under a small
  * quota, with 7.3's charge ratio of failed regions and without it (walk_scale).
+ * `vm-paddr pause`: 7.3 pauses the kdamond while every policy is paused or no cgroup has a
+ * scheme, and resumes it with its regions; 6.12 stops and starts it.
  */
 #include <config.h>
 
@@ -820,7 +822,7 @@ static void max_usage(void)
 	printf("# max_usage: %ld s in the guest\n", (long)(time(NULL) - t0));
 }
 
-/* --- 7.3: the charge ratio of failed regions --- */
+/* --- 7.3: the charge ratio of failed regions, and the paused kdamond --- */
 
 #define SUB_DIR "/tmp/pageoutd-vm-psub"
 #define FC_COLD 0x7e2000000000ULL
@@ -985,6 +987,165 @@ static void failcharge(struct cgrp_root *cg)
 	ok(sw_b >= 2 * sw_a, "failcharge: at least twice what goes without the ratio");
 }
 
+/* tracefs on, damon_aggregated enabled; returns 0 or -1 */
+static int trace_on(void)
+{
+	if (access("/sys/kernel/tracing/trace", F_OK) < 0 &&
+	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+		return -1;
+	return write_file_at(AT_FDCWD, "/sys/kernel/tracing/events/damon/damon_aggregated/enable",
+			     "1") < 0
+		       ? -1
+		       : 0;
+}
+
+/*
+ * The first aggregation in the trace buffer (then cleared): its number of regions and the
+ * largest age among them. Returns 0 or -1 when the buffer holds none.
+ */
+static int trace_first(unsigned *nr, unsigned *max_age)
+{
+	char *buf = NULL;
+	unsigned seen = 0;
+	int r = -1;
+
+	*nr = *max_age = 0;
+	if (read_file_alloc_at(AT_FDCWD, "/sys/kernel/tracing/trace", &buf) < 0)
+		return -1;
+	for (char *l = buf, *nl; l && *l && (!seen || seen < *nr); l = nl ? nl + 1 : NULL) {
+		const char *n = strstr(l, "nr_regions=");
+		unsigned nrr, acc, age;
+
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!n || !strstr(l, "damon_aggregated") ||
+		    sscanf(n, "nr_regions=%u %*[^:]: %u %u", &nrr, &acc, &age) != 3)
+			continue;
+		if (!seen)
+			*nr = nrr;
+		*max_age = age > *max_age ? age : *max_age;
+		seen++;
+		r = 0;
+	}
+	free(buf);
+	write_file_at(AT_FDCWD, "/sys/kernel/tracing/trace", "");
+	return r;
+}
+
+static const char *kd_get(const char *file, char *buf, size_t len)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), VM_ADMIN "/kdamonds/1/%s", file);
+	buf[0] = '\0';
+	if (read_file_at(AT_FDCWD, p, buf, len) < 0)
+		return "";
+	return str_strip(buf);
+}
+
+/*
+ * 7.3: the engine pauses its kdamond, rather than stopping it or letting stat schemes walk,
+ * while an operator pauses every policy and while no cgroup has a scheme (a reload to a
+ * policy that matches none), and resumes it with a commit: the same kernel thread, its
+ * regions and their ages kept. Before 7.3 (6.12) the paused policy's stat scheme walks, and
+ * the kdamond is stopped and started again with fresh regions.
+ */
+static void pause_sub(struct cgrp_root *cg)
+{
+	const struct vm_area lay[2] = { { COLD_A, 32 * MIB, false },
+					{ HOT_A, HOT_MB * MIB, true } };
+	struct cfg *cfg = sub_config("/vmt-pp", "64M/1s"),
+		   *none = sub_config("/vmt-none", "64M/1s");
+	char pid0[32] = "", b[64];
+	unsigned nr0 = 0, age0 = 0, nr1 = 0, age1 = 0;
+	uint64_t tried0, tried1;
+	struct paddr *p = NULL;
+	struct damon d;
+	bool has;
+	pid_t h;
+
+	vm_cg_make("/vmt-pp");
+	h = vm_spawn(lay, 2, "/vmt-pp");
+	if (!ok(h > 0 && cfg && none && damon_open(&d, VM_ADMIN, state_dir, NULL) == 0 &&
+			damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, cg) == 0,
+		"pause: /vmt-pp with 32 MiB cold and %d MiB hot; the engine over it", HOT_MB))
+		goto out;
+	has = d.feat.pause;
+	ok(trace_on() == 0, "pause: tracing damon_aggregated (regions and their ages)");
+	cycle_for(p, 8);
+	str_copy(pid0, sizeof(pid0), kd_get("pid", b, sizeof(b)));
+	write_file_at(AT_FDCWD, "/sys/kernel/tracing/trace", "");
+	vm_sleep_ms(600);
+	trace_first(&nr0, &age0);
+	printf("# pause: kdamond pid %s, %u regions, oldest %u aggregations, after 8 cycles\n",
+	       pid0, nr0, age0);
+
+	/* the operator pauses the only policy */
+	paddr_pause(p, cfg->policies[0].name, true);
+	paddr_cycle(p);
+	tried0 = paddr_policy_stats(p, cfg->policies[0].name)->tried_bytes_total;
+	cycle_for(p, 5);
+	tried1 = paddr_policy_stats(p, cfg->policies[0].name)->tried_bytes_total;
+	printf("# pause: operator pause: %s; the stat scheme tried %" PRIu64 " kB in 5 s\n",
+	       has ? "kdamond paused" : "no kdamond pause here", (tried1 - tried0) / 1024);
+	if (has)
+		ok(!strcmp(kd_get("contexts/0/pause", b, sizeof(b)), "Y") &&
+			   paddr_stats(p)->kdamond_paused && tried1 == tried0,
+		   "pause: every policy paused: the kdamond is paused and walks nothing");
+	else
+		ok(tried1 > tried0,
+		   "pause: every policy paused: the stat scheme still walks (6.12)");
+	paddr_pause(p, cfg->policies[0].name, false);
+	paddr_cycle(p);
+
+	/* a reload to a policy that matches no cgroup, then back */
+	paddr_set_config(p, none);
+	paddr_cycle(p);
+	if (has)
+		ok(!strcmp(kd_get("state", b, sizeof(b)), "on") &&
+			   !strcmp(kd_get("contexts/0/pause", b, sizeof(b)), "Y") &&
+			   !strcmp(kd_get("pid", b, sizeof(b)), pid0),
+		   "pause: reload, no cgroup matched: the kdamond is paused (pid %s), not stopped",
+		   pid0);
+	else
+		is_str(kd_get("state", b, sizeof(b)), "off",
+		       "pause: reload, no cgroup matched: the kdamond is stopped (6.12)");
+	vm_sleep_ms(2000);
+	write_file_at(AT_FDCWD, "/sys/kernel/tracing/trace", "");
+	paddr_set_config(p, cfg);
+	paddr_cycle(p);
+	vm_sleep_ms(600);
+	trace_first(&nr1, &age1);
+	printf("# pause: reloaded back: kdamond pid %s (was %s), %" PRIu64 " starts; first "
+	       "aggregation: %u regions (%u before), oldest %u aggregations (%u before)\n",
+	       kd_get("pid", b, sizeof(b)), pid0, paddr_stats(p)->restarts, nr1, nr0, age1, age0);
+	if (has) {
+		ok(!strcmp(kd_get("pid", b, sizeof(b)), pid0) && paddr_stats(p)->restarts == 1 &&
+			   !strcmp(kd_get("contexts/0/pause", b, sizeof(b)), "N"),
+		   "pause: resumed by a commit: the same kdamond, started once");
+		ok(age1 + 2 >= age0 && age1 > 4,
+		   "pause: its regions kept their ages (oldest %u aggregations, %u before)", age1,
+		   age0);
+	} else {
+		ok(strcmp(kd_get("pid", b, sizeof(b)), pid0) && paddr_stats(p)->restarts == 2,
+		   "pause: started again (6.12): a new kdamond");
+		ok(age1 <= 4, "pause: with fresh regions (oldest %u aggregations, %u before)", age1,
+		   age0);
+	}
+	write_file_at(AT_FDCWD, "/sys/kernel/tracing/events/damon/damon_aggregated/enable", "0");
+	paddr_free(p);
+	p = NULL;
+	damon_release(&d);
+out:
+	paddr_free(p);
+	damon_close(&d);
+	vm_reap(h);
+	vm_cg_remove("/vmt-pp");
+	cfg_free(cfg);
+	cfg_free(none);
+}
+
 int main(int argc, char **argv)
 {
 	const struct vm_area hot[1] = { { HOT_A, HOT_MB * MIB, true } };
@@ -1020,10 +1181,14 @@ int main(int argc, char **argv)
 		max_usage();
 		return tap_exit();
 	}
-	if (argc > 1 && !strcmp(argv[1], "failcharge")) {
+	if (argc > 1 && (!strcmp(argv[1], "failcharge") || !strcmp(argv[1], "pause"))) {
 		mkdir(state_dir, 0700);
-		if (ok(cgrp_init(&cg) == 0 && cg.version == 2, "cgroup v2"))
+		if (!ok(cgrp_init(&cg) == 0 && cg.version == 2, "cgroup v2"))
+			return tap_exit();
+		if (!strcmp(argv[1], "failcharge"))
 			failcharge(&cg);
+		else
+			pause_sub(&cg);
 		return tap_exit();
 	}
 	mkdir(state_dir, 0700);
