@@ -500,7 +500,10 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 	if (by == PSCHEME_USAGE_KERNEL)
 		pscheme_usage_goal(pp->cfg, c->path, p->first_nid, &c->want);
 	if (by != PSCHEME_USAGE_NONE && c->have_resident) {
-		/* one walk takes the cgroup no further than its ceiling */
+		/*
+		 * one walk takes the cgroup no further than its ceiling: the cap bounds what a walk
+		 * is charged, which with fail_charge (7.3, walk_scale 1) is what it reclaims
+		 */
 		uint64_t cap = pscheme_usage_cap(c->last_resident, c->s.max_usage_bytes);
 
 		if (!c->want.quota_bytes || c->want.quota_bytes > cap)

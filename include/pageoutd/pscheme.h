@@ -115,9 +115,12 @@ uint64_t pscheme_usage_target(const struct cfg_policy *p, uint64_t mem_total);
  * pscheme_usage_cap: the most bytes one walk of a cgroup holding `resident` bytes under ceiling
  * `target` may be charged: what it holds above the ceiling rounded down to a power of two, at
  * least PSCHEME_USAGE_CAP_MIN (also at or below the ceiling, where the kernel's goal allows
- * nothing until the cgroup grows past it). DAMOS charges a walk with every byte it walks, so a
- * walk reclaims at most that: the cgroup comes down to its ceiling in halving steps instead of
- * going past it by one walk's quota (the whole cold memory, where it lies together).
+ * nothing until the cgroup grows past it). DAMOS charges a walk at least every byte it
+ * reclaims (every byte it walks; with fail_charge, 7.3, what it reclaims and 1/1024 of the
+ * rest), so a walk reclaims at most that: the cgroup comes down to its ceiling in halving steps
+ * instead of going past it by one walk's quota (the whole cold memory, where it lies
+ * together). The cap applies to the quota after walk_scale: with fail_charge it bounds reclaim
+ * closely; without it a walk reclaims about cap / walk_scale.
  */
 #define PSCHEME_USAGE_CAP_MIN (1ull << 20)
 uint64_t pscheme_usage_cap(uint64_t resident, uint64_t target);

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/log.h"
 #include "pageoutd/paddr.h"
+#include "pageoutd/policy.h"
 #include "pageoutd/pscheme.h"
 #include "pageoutd/report.h"
 #include "pageoutd/util.h"
@@ -648,6 +650,81 @@ out:
 	fake_free(f);
 }
 
+/*
+ * 7.3 with max_usage: the cap on a walk's quota (what the cgroup holds above its ceiling)
+ * applies to the quota as configured, walk_scale being 1 where the kernel charges a failed
+ * byte 1/1024; the scheme carries the ratio and the kernel's usage goal together.
+ */
+static void usage73(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_73);
+	struct damon_io io = fake_io(f);
+	char proc[PATH_MAX + 8], zi[PATH_MAX + 16], daemon[PATH_MAX * 2 + 64];
+	char policy[PATH_MAX + 160], name[PATH_MAX + 8], want[32];
+	const struct paddr_cgroup_stats *cs = NULL;
+	struct policy_input in = { 0 };
+	struct paddr *p = NULL;
+	struct cfg *cfg = NULL;
+	struct damon d;
+	char *mi = NULL;
+	bool opened = false;
+	pid_t h = -1;
+	FILE *fp;
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	fake_proc(proc);
+	/* one memory node: the kernel's goal holds the ceiling */
+	snprintf(zi, sizeof(zi), "%s/zoneinfo", proc);
+	fp = fopen(zi, "w");
+	if (fp) {
+		fputs("Node 0, zone   Normal\n        managed  262144\n", fp);
+		fclose(fp);
+	}
+	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
+	if (read_file_alloc_at(AT_FDCWD, "/proc/meminfo", &mi) > 0)
+		policy_parse_meminfo(mi, &in);
+	free(mi);
+	/* a ceiling of about 4 MiB: 12 MiB of the 16 the cgroup holds are above it */
+	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\nproc_root = %s\n",
+		 f->state_dir, proc);
+	snprintf(policy, sizeof(policy),
+		 "[policy]\ncgroup = %s/*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
+		 "swap_reserve = 0%%\nmax_usage = %.4f%%\n",
+		 base, in.mem_total ? 100.0 * 4 * MIB / (double)in.mem_total : 1.0);
+	if (in.mem_total)
+		cfg = cfgtext_load(f->top, daemon, policy);
+	ok(cg_make("u") == 0 && (h = holder("u", 16, 0)) > 0, "7.3: cgroup u holds 16 MiB");
+	ok(cfg && (opened = damon_open(&d, f->admin, f->state_dir, &io) == 0) &&
+		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
+	   "7.3: the engine over the emulated tree, max_usage about 4 MiB");
+	if (!p)
+		goto out;
+	paddr_cycle(p);
+	snprintf(name, sizeof(name), "%s/u", base);
+	cs = paddr_cgroup_stats(p, name);
+	ok(cs && cs->walk_scale == 1 && !strcmp(cs->max_usage_by, "kernel"),
+	   "7.3: walk_scale 1, the kernel's goal holds the ceiling");
+	snprintf(want, sizeof(want), "%" PRIu64,
+		 cs ? pscheme_usage_cap(cs->resident, cs->max_usage_bytes) : 0);
+	ok(cs && strcmp(want, "671088640") &&
+		   !strcmp(fake_get(f, K "schemes/0/quotas/bytes"), want),
+	   "7.3: the quota capped at what lies above the ceiling (%s, not 64M/1s x 10 s)", want);
+	ok(!strcmp(fake_get(f, K "schemes/0/quotas/fail_charge_denom"), "1024") &&
+		   !strcmp(fake_get(f, K "schemes/0/quotas/goals/1/target_metric"),
+			   "node_memcg_free_bp"),
+	   "7.3: the charge ratio beside the per-cgroup goal");
+out:
+	paddr_free(p);
+	if (opened) {
+		damon_release(&d);
+		damon_close(&d);
+	}
+	reap(h);
+	cg_remove("u");
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 /* More cgroups than schemes: refused with an error, never silently. Dry run: stat schemes. */
 static void limits(void)
 {
@@ -720,6 +797,7 @@ int main(void)
 	run(FAKE_ABI_612);
 	run(FAKE_ABI_72);
 	pause73();
+	usage73();
 	limits();
 	rmdir(p);
 	return tap_exit();
