@@ -419,21 +419,42 @@ int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret)
 	return parse_u64(str_strip(buf), ret);
 }
 
-/* One cgroup's swap room (cgrp_swap_room): UINT64_MAX when unlimited or not accounted. */
-static int swap_room_of(const struct cgrp_root *root, const char *path, uint64_t *ret)
+/*
+ * One memory.* file of path read straight from the hierarchy's mount (not through libcgroup):
+ * these are plain cgroup v2 files, and a test can lay them out in a directory of its own.
+ * Returns the length read, -ENOENT when the file (or the cgroup) is missing, or -errno.
+ */
+static int read_knob(const struct cgrp_root *root, const char *path, const char *name, char *buf,
+		     size_t len)
+{
+	char full[PATH_MAX * 2 + 64];
+	ssize_t n;
+
+	snprintf(full, sizeof(full), "%s%s/%s", root->mount, path, name);
+	n = read_file_at(AT_FDCWD, full, buf, len);
+	return n == -ENODEV ? -ENOENT : (int)n; /* kernfs: a cgroup being removed */
+}
+
+/*
+ * The room one cgroup leaves under a limit: `max_name` - `cur_name` (0 when used up) in *ret,
+ * UINT64_MAX for "max" or when the cgroup has no `max_name` file (no swap accounting, a kernel
+ * without the file). Returns 0, -ENOENT when the cgroup is gone, or -errno.
+ */
+static int room_of(const struct cgrp_root *root, const char *path, const char *max_name,
+		   const char *cur_name, uint64_t *ret)
 {
 	char buf[64];
 	uint64_t max, cur;
 	int r;
 
 	*ret = UINT64_MAX;
-	r = read_value(root, path, "memory.swap.max", buf, sizeof(buf));
+	r = read_knob(root, path, max_name, buf, sizeof(buf));
 	if (r == -ENOENT) {
 		struct stat sb;
 		char full[PATH_MAX * 2];
 
 		snprintf(full, sizeof(full), "%s%s", root->mount, path);
-		return stat(full, &sb) == 0 ? 0 : -ENOENT; /* no swap accounting, or gone */
+		return stat(full, &sb) == 0 ? 0 : -ENOENT;
 	}
 	if (r < 0)
 		return r;
@@ -441,7 +462,7 @@ static int swap_room_of(const struct cgrp_root *root, const char *path, uint64_t
 		return 0;
 	if (parse_u64(buf, &max) < 0)
 		return -EINVAL;
-	r = read_value(root, path, "memory.swap.current", buf, sizeof(buf));
+	r = read_knob(root, path, cur_name, buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	if (parse_u64(str_strip(buf), &cur) < 0)
@@ -450,8 +471,39 @@ static int swap_room_of(const struct cgrp_root *root, const char *path, uint64_t
 	return 0;
 }
 
+/* What cgrp_swap_room gathers on its way up from the cgroup. */
+struct swap_limits {
+	uint64_t swap, zswap; /* least room seen so far */
+	bool no_writeback;    /* memory.zswap.writeback 0 somewhere on the way up */
+};
+
+/* Fold one level's limits into *lim. Returns 0, -ENOENT when path is gone, or -errno. */
+static int swap_limits_of(const struct cgrp_root *root, const char *path, struct swap_limits *lim)
+{
+	uint64_t room;
+	char buf[16];
+	int r;
+
+	r = room_of(root, path, "memory.swap.max", "memory.swap.current", &room);
+	if (r < 0)
+		return r;
+	if (room < lim->swap)
+		lim->swap = room;
+	r = room_of(root, path, "memory.zswap.max", "memory.zswap.current", &room);
+	if (r < 0)
+		return r;
+	if (room < lim->zswap)
+		lim->zswap = room;
+	/* 6.8+; before, or without zswap, there is no file and writeback always happens */
+	r = read_knob(root, path, "memory.zswap.writeback", buf, sizeof(buf));
+	if (r > 0 && !strcmp(str_strip(buf), "0"))
+		lim->no_writeback = true;
+	return r < 0 && r != -ENOENT ? r : 0;
+}
+
 int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret)
 {
+	struct swap_limits lim = { UINT64_MAX, UINT64_MAX, false };
 	char p[PATH_MAX];
 	int r;
 
@@ -461,21 +513,23 @@ int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret
 	if (str_copy(p, sizeof(p), path) < 0)
 		return -ENAMETOOLONG;
 	for (bool first = true; p[0] && strcmp(p, "/"); first = false) {
-		uint64_t room;
 		char *slash;
 
-		r = swap_room_of(root, p, &room);
+		r = swap_limits_of(root, p, &lim);
 		if (r == -ENOENT && !first)
 			break; /* an ancestor outside what libcgroup sees */
 		if (r < 0)
 			return r;
-		if (room < *ret)
-			*ret = room;
 		slash = strrchr(p, '/');
 		if (!slash)
 			break;
 		*slash = '\0';
 	}
+	/*
+	 * Without writeback a folio zswap cannot store is not written to the swap device but
+	 * activated again [6.12 mm/page_io.c swap_writepage]: zswap's room is all there is.
+	 */
+	*ret = lim.no_writeback && lim.zswap < lim.swap ? lim.zswap : lim.swap;
 	return 0;
 }
 

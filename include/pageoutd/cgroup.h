@@ -91,7 +91,10 @@ int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret);
  * ancestors below the root, of memory.swap.max - memory.swap.current (0 when used up), or
  * UINT64_MAX when none limits it ("max" everywhere, cgroup v1, or no swap accounting:
  * no memory.swap.max file). Kubernetes' LimitedSwap writes memory.swap.max = 0 for pods that
- * may not swap. Returns 0, -ENOENT if path is gone, or -errno.
+ * may not swap. Where memory.zswap.writeback is 0 on path or an ancestor (Linux 6.8+), anon
+ * can only go to zswap: the room is also at most the least memory.zswap.max -
+ * memory.zswap.current over the same cgroups ("max" does not bound it). The files are read
+ * under root->mount. Returns 0, -ENOENT if path is gone, or -errno.
  */
 int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret);
 /*

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +18,7 @@
 
 #include "pageoutd/cgroup.h"
 #include "pageoutd/log.h"
+#include "pageoutd/policy.h"
 #include "pageoutd/util.h"
 #include "../lib/tap.h"
 
@@ -226,6 +229,114 @@ static void frozen(void)
 	rmdir(tmp);
 }
 
+/* Write `text` to tmp/rel/name, creating rel; NULL text removes the file. */
+static void put(const char *tmp, const char *rel, const char *name, const char *text)
+{
+	char p[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "mkdir -p '%s%s'", tmp, rel);
+	if (system(p) != 0)
+		exit(99);
+	snprintf(p, sizeof(p), "%s%s/%s", tmp, rel, name);
+	if (!text) {
+		unlink(p);
+		return;
+	}
+	f = fopen(p, "w");
+	if (!f)
+		exit(99);
+	fprintf(f, "%s\n", text);
+	fclose(f);
+}
+
+/* cgrp_swap_room of rel in the fake tree, UINT64_MAX - 1 when it fails */
+static uint64_t room(const struct cgrp_root *v2, const char *rel)
+{
+	uint64_t r;
+
+	return cgrp_swap_room(v2, rel, &r) < 0 ? UINT64_MAX - 1 : r;
+}
+
+/*
+ * The swap a cgroup may still use (swap_limit), on a cgroup v2 tree of plain files in a temp
+ * directory: memory.swap.max over the cgroup and its ancestors and, where
+ * memory.zswap.writeback is 0 on the way up, memory.zswap.max as well.
+ */
+static void swap_room(void)
+{
+	struct cgrp_root v2 = { .version = 2 };
+	char tmp[] = "/tmp/pageoutd-swaproom-XXXXXX", p[PATH_MAX + 16];
+	static const char *const lv[] = { "/kubepods", "/kubepods/burstable",
+					  "/kubepods/burstable/pod1" };
+	const char *pod = lv[2];
+
+	if (!mkdtemp(tmp))
+		exit(99);
+	str_copy(v2.mount, sizeof(v2.mount), tmp);
+	/* a 6.12 node: every level has the files, nothing limited */
+	for (size_t i = 0; i < 3; i++) {
+		put(tmp, lv[i], "memory.swap.max", "max");
+		put(tmp, lv[i], "memory.swap.current", "0");
+		put(tmp, lv[i], "memory.zswap.max", "max");
+		put(tmp, lv[i], "memory.zswap.current", "0");
+		put(tmp, lv[i], "memory.zswap.writeback", "1");
+	}
+	is_u64(room(&v2, pod), UINT64_MAX, "max everywhere: unlimited");
+	put(tmp, "/kubepods", "memory.swap.max", "1073741824");
+	put(tmp, "/kubepods", "memory.swap.current", "1073217536");
+	is_u64(room(&v2, pod), 512 << 10, "an ancestor's swap.max bounds it: 512 KiB left");
+	ok(policy_swap_limited(room(&v2, pod)), "512 KiB is below the minimum: swap_limit");
+	put(tmp, "/kubepods", "memory.swap.max", "max");
+	put(tmp, pod, "memory.swap.max", "0");
+	is_u64(room(&v2, pod), 0, "LimitedSwap's memory.swap.max = 0: no room");
+	put(tmp, pod, "memory.swap.max", "67108864");
+	put(tmp, pod, "memory.swap.current", "1048576");
+	put(tmp, pod, "memory.zswap.max", "0");
+	is_u64(room(&v2, pod), 63 << 20, "writeback on: zswap.max 0 does not bound the room");
+
+	/* writeback off: zswap's room is all there is */
+	put(tmp, "/kubepods/burstable", "memory.zswap.writeback", "0");
+	is_u64(room(&v2, pod), 0, "an ancestor's writeback 0 and zswap.max 0: no room");
+	ok(policy_swap_limited(room(&v2, pod)), "which is swap_limit");
+	put(tmp, pod, "memory.zswap.max", "max");
+	is_u64(room(&v2, pod), 63 << 20, "writeback 0, zswap.max max: swap.max still bounds it");
+	put(tmp, pod, "memory.zswap.max", "16777216");
+	put(tmp, pod, "memory.zswap.current", "4194304");
+	is_u64(room(&v2, pod), 12 << 20, "writeback 0: zswap.max - zswap.current (12 MiB)");
+	ok(!policy_swap_limited(room(&v2, pod)), "12 MiB is room enough");
+	put(tmp, "/kubepods", "memory.zswap.max", "8388608");
+	put(tmp, "/kubepods", "memory.zswap.current", "7864320");
+	is_u64(room(&v2, pod), 512 << 10, "the least over the ancestors: 512 KiB at /kubepods");
+	ok(policy_swap_limited(room(&v2, pod)), "too little zswap left: swap_limit");
+	put(tmp, "/kubepods", "memory.zswap.current", "9437184");
+	is_u64(room(&v2, pod), 0, "zswap.current above zswap.max: 0, not a wrap");
+	put(tmp, "/kubepods", "memory.zswap.max", "max");
+	put(tmp, "/kubepods/burstable", "memory.zswap.writeback", "1");
+	put(tmp, pod, "memory.zswap.writeback", "0");
+	is_u64(room(&v2, pod), 12 << 20, "the cgroup's own writeback 0 counts too");
+	put(tmp, pod, "memory.zswap.writeback", "1");
+	is_u64(room(&v2, pod), 63 << 20, "writeback back on: the swap room again");
+
+	/* before 6.8 (or no zswap): no zswap files at all */
+	for (size_t i = 0; i < 3; i++) {
+		put(tmp, lv[i], "memory.zswap.max", NULL);
+		put(tmp, lv[i], "memory.zswap.current", NULL);
+		put(tmp, lv[i], "memory.zswap.writeback", NULL);
+	}
+	is_u64(room(&v2, pod), 63 << 20, "no zswap files: memory.swap.max alone");
+	put(tmp, pod, "memory.zswap.writeback", "garbage");
+	is_u64(room(&v2, pod), 63 << 20, "a writeback that is not 0 is on");
+	ok(cgrp_swap_room(&v2, "/kubepods/burstable/gone", &(uint64_t){ 0 }) == -ENOENT,
+	   "a cgroup that is gone: -ENOENT");
+	put(tmp, pod, "memory.swap.max", "lots");
+	ok(cgrp_swap_room(&v2, pod, &(uint64_t){ 0 }) == -EINVAL,
+	   "a swap.max that is not a number");
+	snprintf(p, sizeof(p), "rm -rf '%s'", tmp);
+	if (system(p) != 0)
+		exit(99);
+}
+
 static void psi_parse(void)
 {
 	static const char txt[] = "some avg10=1.50 avg60=0.20 avg300=0.00 total=12345\n"
@@ -303,6 +414,7 @@ int main(void)
 	pid_t pa, pc;
 	int r;
 
+	swap_room(); /* needs no cgroup */
 	if (geteuid() != 0) {
 		frozen(); /* needs no cgroup */
 		printf("# not root: the tests that create cgroups are left out\n");
