@@ -25,6 +25,7 @@ boot_once() {
 		-f "$b/tests/vm/guest/vm-android" -f "$b/tests/vm/guest/android-init" -f "$b/pageoutctl" \
 		-f "$b/build-android/pageoutd:pageoutd-android" -f "$s/conf/android/pageoutd.rc" \
 		-f "$s/conf/android/cached-apps.conf" -f "$s/conf/pageoutd.conf:android-pageoutd.conf" \
+		-f "$b/deb/pageoutd-image-root.tar.gz:pageoutd-image.tar.gz" \
 		-f "$s/tests/vm/guest/run.sh" -- sh run.sh >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
