@@ -14,10 +14,10 @@
  * Then max_usage: a cgroup with cold memory held at a ceiling between its hot set and its
  * total, by the kernel's per-cgroup quota goal (7.1+) or pageoutd pausing the scheme
  * (max_usage(); `vm-paddr max_usage`).
- * Then (alone with `vm-paddr failcharge`) a cgroup's cold memory beside a large mlocked
- * region under a small quota, with 7.3's charge ratio of failed regions and without it
- * (walk_scale), and (`vm-paddr pause`) the kdamond paused on 7.3 while every policy is paused
- * or no cgroup has a scheme and resumed with its regions, stopped and started on 6.12.
+ * `vm-paddr failcharge`: a cgroup's cold memory beside a large mlocked region under a small
+ * quota, with 7.3's charge ratio of failed regions and without it (walk_scale).
+ * `vm-paddr pause`: 7.3 pauses the kdamond while every policy is paused or no cgroup has a
+ * scheme, and resumes it with its regions; 6.12 stops and starts it.
  */
 #include <config.h>
 
@@ -1413,7 +1413,5 @@ int main(int argc, char **argv)
 	frozen();
 	quota();
 	max_usage();
-	failcharge(&cg);
-	pause_sub(&cg);
 	return tap_exit();
 }
