@@ -492,13 +492,7 @@ static char *ds_exec(pid_t d, const char *arg)
 /* the value of the sample of `pageoutctl metrics` in the pod that starts with key, -1 if none */
 static double ds_metric(pid_t d, const char *key)
 {
-	char *buf = ds_exec(d, "metrics"), *p;
-	double v = -1;
-
-	if (buf && (p = strstr(buf, key)))
-		v = strtod(p + strlen(key), NULL);
-	free(buf);
-	return v;
+	return vm_sample(ds_exec(d, "metrics"), key);
 }
 
 /*

@@ -459,16 +459,25 @@ static inline char *vm_ask(const char *sock, const char *req)
 	return buf;
 }
 
-/* vm_metric: the value of the metrics sample whose text starts with key, -1 when none. */
-static inline double vm_metric(const char *sock, const char *key)
+/*
+ * vm_sample: the value of the sample whose text starts with key in metrics text buf (NULL
+ * allowed), -1 when none. Frees buf.
+ */
+static inline double vm_sample(char *buf, const char *key)
 {
-	char *buf = vm_ask(sock, "metrics\n"), *p;
+	const char *p;
 	double v = -1;
 
 	if (buf && (p = strstr(buf, key)))
 		v = strtod(p + strlen(key), NULL);
 	free(buf);
 	return v;
+}
+
+/* vm_metric: the value of the metrics sample whose text starts with key, -1 when none. */
+static inline double vm_metric(const char *sock, const char *key)
+{
+	return vm_sample(vm_ask(sock, "metrics\n"), key);
 }
 
 #endif
