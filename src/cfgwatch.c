@@ -84,16 +84,14 @@ static bool event_relevant(const struct cfgwatch *w, const struct inotify_event 
 	       (ev->wd == w->wd_dir && cfgwatch_relevant(w, false, ev->name));
 }
 
-static int on_inotify(struct loop *l, int fd, uint32_t events, void *data)
+/* Read every queued event; returns whether one concerns the configuration. */
+static bool drain(struct cfgwatch *w)
 {
-	struct cfgwatch *w = data;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool changed = false;
 	ssize_t n;
 
-	(void)l;
-	(void)events;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+	while ((n = read(w->fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
@@ -101,6 +99,17 @@ static int on_inotify(struct loop *l, int fd, uint32_t events, void *data)
 			p += sizeof(*ev) + ev->len;
 		}
 	}
+	return changed;
+}
+
+static int on_inotify(struct loop *l, int fd, uint32_t events, void *data)
+{
+	struct cfgwatch *w = data;
+	bool changed = drain(w);
+
+	(void)l;
+	(void)fd;
+	(void)events;
 	if (changed) {
 		w->pending = true;
 		loop_timer_set(w->timer, CFGWATCH_SETTLE_US,
@@ -123,6 +132,15 @@ static int on_settled(struct loop *l, int fd, uint32_t events, void *data)
 	rewatch_all(w); /* before the reload reads: a change after this is seen again */
 	w->on_change(w->data);
 	return 0;
+}
+
+void cfgwatch_reading(struct cfgwatch *w)
+{
+	if (!cfgwatch_active(w))
+		return;
+	if (drain(w) || w->pending)
+		rewatch_all(w); /* a replaced directory is watched under its new inode */
+	w->pending = false;	/* the settle timer, if armed, then reports nothing */
 }
 
 /* Split file into its directory and name; dir_name is dir's name when dir lies in that one. */

@@ -504,6 +504,7 @@ int daemon_reload(struct daemon *d, struct cfg_errors *ret_errs,
 	daemon_notify("RELOADING=1");
 	if (ret_restart)
 		ret_restart[0] = '\0';
+	cfgwatch_reading(&d->cfgwatch); /* this reload reads what changed until now */
 	n = daemon_load_config(d->args, false, ret_errs);
 	if (!n) {
 		log_err("reload failed: keeping the current configuration (%u policies)",

@@ -59,6 +59,12 @@ int cfgwatch_start(struct cfgwatch *w, struct loop *l, const char *file, const c
 		   cfgwatch_fn on_change, void *data);
 /* cfgwatch_stop: stop watching and close what it holds. */
 void cfgwatch_stop(struct cfgwatch *w);
+/*
+ * cfgwatch_reading: the caller is about to read the configuration (any reload: SIGHUP,
+ * `pageoutctl reload`, or on_change itself). The changes seen so far are taken as read: their
+ * report, pending or queued, is not made. A change after this call is reported as usual.
+ */
+void cfgwatch_reading(struct cfgwatch *w);
 /* cfgwatch_active: whether it was started and not stopped. */
 bool cfgwatch_active(const struct cfgwatch *w);
 

@@ -88,6 +88,18 @@ wait_for "$T/log" "started: 1 policies"; ok $? "daemon started from /etc-style f
 { printf '[policy]\n'; sleep 0.2; printf 'cgroup = /pageoutd-cfgwatch-two\n'; } > "$T/etc/conf.d/two.conf"
 wait_for "$T/log" "reloaded configuration: 2 policies"; ok $? "a drop-in written in two steps is read whole"
 grep -q "two.conf:.*missing\|two.conf:.*cgroup" "$T/log"; [ $? -ne 0 ]; ok $? "no reload saw it half-written"
+# a file written, then `pageoutctl reload` at once: that reload reads it, the watch adds none
+sleep 1
+n=$(grep -c "reloaded configuration" "$T/log"); c=$(reloads)
+printf '[policy]\ncgroup = /pageoutd-cfgwatch-three\n' > "$T/etc/conf.d/three.conf"
+"$top_builddir/pageoutctl" --socket "$T/run/sock" reload > "$T/ctl" 2>&1; ok $? "pageoutctl reload right after a write"
+wait_for "$T/log" "reloaded configuration: 3 policies"; ok $? "puts the new file in force"
+sleep 1.5
+[ "$(grep -c "reloaded configuration" "$T/log")" -eq $((n + 1)) ] && [ "$(reloads)" -eq "$c" ]
+ok $? "one reload, not a second one from the watch (reloads $n -> $(grep -c "reloaded configuration" "$T/log"), by the watch $c -> $(reloads))"
+rm "$T/etc/conf.d/three.conf"
+i=0; while [ "$(grep -c "reloaded configuration" "$T/log")" -lt $((n + 2)) ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+grep "reloaded configuration" "$T/log" | tail -1 | grep -q "2 policies"; ok $? "the file removed: back to two policies, by the watch"
 mv "$T/etc/conf.d" "$T/etc/conf.d.away"
 wait_for "$T/log" "$T/etc/conf.d:0: directory: cannot read"; ok $? "the drop-in directory moved away: a failed reload, named"
 mv "$T/etc/conf.d.away" "$T/etc/conf.d"
