@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""report.py OUT KERNEL...: bench/apps' tables, OUT/apps.md, from OUT/apps-pg_end-KERNEL.csv.
+
+Every figure of a run is divided by the "none" phase of the same boot (the median of its runs
+when there are several): memory saved is none's memory.current of /pg at the end of the phase
+minus the run's; throughput and p99 latency are ratios. A method's repeated runs ("NAME#2")
+are summarised as min/median/max. The target of issue 27, per kernel: pageoutd with a shipped
+example policy saves at least as much as the best other method whose median throughput stays
+at or above 0.98 and median p99 at or below 1.10 times none's.
+"""
+import csv
+import os
+import statistics
+import sys
+
+TPS_MIN = 0.98
+P99_MAX = 1.10
+SHIPPED = ("pageoutd-vaddr", "pageoutd-paddr")  # conf/conf.d/batch.conf and machines.conf
+
+
+def base(run):
+    return run.split("#", 1)[0]
+
+
+def mmm(vals, fmt):
+    vals = sorted(vals)
+    if len(vals) == 1:
+        return fmt % vals[0]
+    return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(vals), vals[0], vals[-1])
+
+
+def kernel_section(out, k):
+    with open(os.path.join(out, "apps-pg_end-%s.csv" % k)) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return ["## Linux %s\n" % k, "No runs.\n"]
+    for r in rows:
+        for key in r:
+            if key not in ("method", "kernel"):
+                r[key] = float(r[key])
+    none = [r for r in rows if base(r["method"]) == "none"]
+    if not none:
+        return ["## Linux %s\n" % k, "No none phase: no ratios.\n"]
+    ref_mem = statistics.median(r["mem_kb"] for r in none)
+    ref_tps = statistics.median(r["tps"] for r in none)
+    ref_p99 = statistics.median(r["p99_ms"] for r in none)
+    for r in rows:
+        r["saved_kb"] = ref_mem - r["mem_kb"]
+        r["saved_pct"] = 100.0 * r["saved_kb"] / ref_mem if ref_mem else 0.0
+        r["tps_ratio"] = r["tps"] / ref_tps if ref_tps else 0.0
+        r["p99_ratio"] = r["p99_ms"] / ref_p99 if ref_p99 else 0.0
+        r["cpu_pct"] = (r["reclaimer_cpu_ms"] + r["kdamond_cpu_ms"]) / (10.0 * r["phase_s"])
+    r0 = rows[0]
+    lines = [
+        "## Linux %s\n" % k,
+        "PostgreSQL 15, pgbench scale %d (database %.0f MiB), shared_buffers 128 MiB; %.0f s "
+        "per phase. none: %.0f MiB in /pg at the end of its phase (memory.current), %.1f tps, "
+        "p99 %.1f ms.\n" % (r0["scale"], r0["db_kb"] / 1024, r0["phase_s"], ref_mem / 1024,
+                             ref_tps, ref_p99),
+        "| run | saved | of none's | in swap | zram compressed | tps ratio | p99 ratio | "
+        "major faults during / after | refaults during / after | after: tps ratio, p99 ratio | "
+        "reclaimer CPU | kdamond CPU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            "| %s | %.1f MiB | %.1f%% | %.1f MiB | %.1f MiB | %.3f | %.2f | %d / %d | %d / %d | "
+            "%.3f, %.2f | %.0f ms | %.0f ms |"
+            % (r["method"], r["saved_kb"] / 1024, r["saved_pct"], r["swap_kb"] / 1024,
+               r["zram_compr_kb"] / 1024, r["tps_ratio"], r["p99_ratio"], r["majflt"],
+               r["majflt_after"], r["refaults"], r["refaults_after"], r["tps_after"] / ref_tps if ref_tps else 0,
+               r["p99_after_ms"] / ref_p99 if ref_p99 else 0, r["reclaimer_cpu_ms"],
+               r["kdamond_cpu_ms"]))
+    lines.append("")
+    methods = []
+    for r in rows:
+        if base(r["method"]) not in methods:
+            methods.append(base(r["method"]))
+    summary = {}
+    if any(len([r for r in rows if base(r["method"]) == m]) > 1 for m in methods):
+        lines += ["Median (min-max) over the runs of each method:\n",
+                  "| method | runs | saved (MiB) | tps ratio | p99 ratio | major faults during |",
+                  "|---|---|---|---|---|---|"]
+    for m in methods:
+        rs = [r for r in rows if base(r["method"]) == m]
+        summary[m] = {key: statistics.median(r[key] for r in rs)
+                      for key in ("saved_kb", "tps_ratio", "p99_ratio")}
+        if len(rs) > 1:
+            lines.append("| %s | %d | %s | %s | %s | %s |" % (
+                m, len(rs), mmm([r["saved_kb"] / 1024 for r in rs], "%.1f"),
+                mmm([r["tps_ratio"] for r in rs], "%.3f"), mmm([r["p99_ratio"] for r in rs], "%.2f"),
+                mmm([r["majflt"] for r in rs], "%d")))
+    lines.append("")
+    ok = [m for m in methods if m != "none" and not m.startswith("pageoutd")
+          and summary[m]["tps_ratio"] >= TPS_MIN and summary[m]["p99_ratio"] <= P99_MAX]
+    best = max(ok, key=lambda m: summary[m]["saved_kb"]) if ok else None
+    lines.append("Target (issue 27): pageoutd with a shipped example policy saves at least as "
+                 "much as the best other method with throughput >= %.2f and p99 <= %.2f times "
+                 "none's (medians)." % (TPS_MIN, P99_MAX))
+    if best:
+        lines.append("The best such method here: %s, %.1f MiB saved (tps %.3f, p99 %.2f)." % (
+            best, summary[best]["saved_kb"] / 1024, summary[best]["tps_ratio"],
+            summary[best]["p99_ratio"]))
+    else:
+        lines.append("No other method kept within those bounds and saved anything.")
+    ref = summary[best]["saved_kb"] if best else 0.0
+    for m in SHIPPED:
+        if m not in summary:
+            continue
+        s = summary[m]
+        within = s["tps_ratio"] >= TPS_MIN and s["p99_ratio"] <= P99_MAX
+        met = within and s["saved_kb"] >= ref and s["saved_kb"] > 0
+        lines.append("- %s: %.1f MiB saved, tps %.3f, p99 %.2f: **%s**%s" % (
+            m, s["saved_kb"] / 1024, s["tps_ratio"], s["p99_ratio"], "met" if met else "not met",
+            "" if within else " (outside the throughput/latency bounds)"))
+    lines.append("")
+    return lines
+
+
+def main():
+    out, kernels = sys.argv[1], sys.argv[2:]
+    lines = ["# bench/apps: pageoutd on real applications\n",
+             "Written by `make bench-apps` (bench/apps/run.sh); bench/apps/README.md says how the "
+             "runs are made and what each column means. Every figure is measured in the QEMU "
+             "guest under TCG (no KVM) on a 2-core machine: throughput, latency and CPU are "
+             "only comparable as ratios within one boot, and the phases are short.\n"]
+    for k in kernels:
+        lines += kernel_section(out, k)
+        if os.path.exists(os.path.join(out, "apps-pg-%s.png" % k)):
+            lines.append("![PostgreSQL on %s](apps-pg-%s.png)\n" % (k, k))
+    with open(os.path.join(out, "apps.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
