@@ -55,6 +55,15 @@ in_cg() {
 	shift
 	sh -c 'echo $$ >'"$cg/$_c"'/cgroup.procs && exec "$@"' sh "$@"
 }
+# in_cg_bg CGROUP: the same in the background, rpid = the command's own pid (the sh execs it).
+# A shell function started with & would be a subshell: killing its pid leaves the command
+# running, and a reclaimer would outlive its run.
+in_cg_bg() {
+	_c=$1
+	shift
+	sh -c 'echo $$ >'"$cg/$_c"'/cgroup.procs && exec "$@"' sh "$@" &
+	rpid=$!
+}
 # as the postgres user in /pg
 pg() { in_cg pg runuser -u postgres -- "$@"; }
 
@@ -119,9 +128,8 @@ policy() {
 	# a shipped example policy with its cgroup line pointed at /pg, nothing else changed
 	sed "s|^cgroup *=.*|cgroup = /pg|" "$1" >/tmp/pconf/conf.d/bench.conf
 	cp conf/pageoutd.conf /tmp/pconf/pageoutd.conf
-	in_cg reclaim ./pageoutd --foreground -c /tmp/pconf/pageoutd.conf -d /tmp/pconf/conf.d \
-		2>"/tmp/pageoutd-$run.log" &
-	rpid=$!
+	in_cg_bg reclaim ./pageoutd --foreground -c /tmp/pconf/pageoutd.conf -d /tmp/pconf/conf.d \
+		2>"/tmp/pageoutd-$run.log"
 }
 wr() { echo "$2" >"$1" || log "cannot write $2 to $1"; }
 # the kernel's own DAMOS pageout, the scheme a damo user writes: nothing accessed in an
@@ -149,12 +157,12 @@ damos() {
 	else
 		wr $C/targets/nr_targets 1
 		wr $C/targets/0/regions/nr_regions 1
-		r=$(gawk -F'[- :]+' '/^[0-9a-f]+-[0-9a-f]+ : System RAM/ {
+		ram=$(gawk -F'[- :]+' '/^[0-9a-f]+-[0-9a-f]+ : System RAM/ {
 			s = strtonum("0x" $1); e = strtonum("0x" $2) + 1
 			if (e - s > best) { best = e - s; bs = s; be = e } }
 			END { printf "%d %d", bs, be }' /proc/iomem)
-		wr $C/targets/0/regions/0/start "${r% *}"
-		wr $C/targets/0/regions/0/end "${r#* }"
+		wr $C/targets/0/regions/0/start "${ram% *}"
+		wr $C/targets/0/regions/0/end "${ram#* }"
 	fi
 	wr $C/schemes/nr_schemes 1
 	S=$C/schemes/0
@@ -177,15 +185,14 @@ reclaim_param() { wr /sys/module/damon_reclaim/parameters/$1 "$2"; }
 # memory.reclaim as senpai and TMO drive it: pct of memory.current per second, held back
 # while /pg's memory PSI some avg10 is above 1%
 memreclaim() {
-	in_cg reclaim sh -c 'while :; do
+	in_cg_bg reclaim sh -c 'while :; do
 		p=$(sed -n "s/^some avg10=\([0-9.]*\).*/\1/p" '"$cg"'/pg/memory.pressure)
 		if awk -v p="$p" "BEGIN { exit !(p <= 1.0) }"; then
 			c=$(cat '"$cg"'/pg/memory.current)
 			echo $((c / 100 * '"$1"')) >'"$cg"'/pg/memory.reclaim 2>/dev/null
 		fi
 		sleep 1
-	done' &
-	rpid=$!
+	done'
 }
 method_start() {
 	rpid=""
@@ -219,6 +226,15 @@ method_stop() {
 		;;
 	damon_reclaim) reclaim_param enabled N ;;
 	esac
+	# nothing of a method outlives its run: whatever is left in /reclaim is killed, and a
+	# kdamond still running is said (the next run's figures would include it)
+	echo 1 >$cg/reclaim/cgroup.kill
+	i=0
+	while [ -s $cg/reclaim/cgroup.procs ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -z "$(pgrep '^kdamond')" ] || log "$run: a kdamond is still running after the method stopped"
 }
 # CPU of the kdamonds alive now, in ms (CLK_TCK 100): each method's kdamonds are its own
 kdamond_ms() {
