@@ -6,13 +6,20 @@
  * toggles its protection, as TCG needs) until it is killed. The checks read what was swapped
  * out of each area from /proc/PID/smaps, by the areas' fixed addresses; the workload writes
  * "ready" to stdout once every page is in.
+ *
+ * The hot area lies 256 MiB above the cold one, with a hole between them as in vm-vaddr. DAMON
+ * may keep the cold area and the hole in one region, and the vaddr engine counts a mapped piece
+ * only once that region's age has put VPLAN_SPARSE_MIN_SAMPLES samples on it: the hole is kept
+ * small beside the cold area (COLD_MIB at most 128) so that what the checks time is the
+ * engine's reclaim, not that rule over a hole a thousand times the area.
  */
 #include <config.h>
 
 #include "vmtest.h"
 
 #define VM_WORKLOAD_COLD 0x7d0000000000ULL
-#define VM_WORKLOAD_HOT 0x7d1000000000ULL
+#define VM_WORKLOAD_HOT 0x7d0010000000ULL
+#define VM_WORKLOAD_COLD_MAX_MIB 128 /* at most half the span: a hole stays */
 
 int main(int argc, char **argv)
 {
@@ -29,8 +36,9 @@ int main(int argc, char **argv)
 	}
 	cold = strtoul(argv[1], &end, 10);
 	hot = *end ? 0 : strtoul(argv[2], &end, 10);
-	if (*end || !cold || !hot) {
-		fprintf(stderr, "vm-workload: sizes are MiB, both > 0\n");
+	if (*end || !cold || !hot || cold > VM_WORKLOAD_COLD_MAX_MIB) {
+		fprintf(stderr, "vm-workload: sizes are MiB, both > 0, COLD_MIB <= %d\n",
+			VM_WORKLOAD_COLD_MAX_MIB);
 		return 2;
 	}
 	a[0] = (struct vm_area){ VM_WORKLOAD_COLD, cold * MIB, false };

@@ -64,7 +64,7 @@ area_kb() {
 		$1 ~ /^[0-9a-f]+-[0-9a-f]+$/ { hit = substr($1, 1, index($1, "-") - 1) == a }
 		hit && $1 == f { print $2; exit }' "/proc/$1/smaps"
 }
-COLD=7d0000000000 HOT=7d1000000000
+COLD=7d0000000000 HOT=7d0010000000 # vm-workload's areas
 # workload UNIT COLD_MIB HOT_MIB: vm-workload as a unit of its own in test.slice, as user
 # nobody; prints its pid once all its memory is in
 workload() {
