@@ -284,23 +284,35 @@ static void churn(void)
 	(CAP(CAP_SYS_ADMIN) | CAP(CAP_SYS_NICE) | CAP(CAP_SYS_PTRACE) | CAP(CAP_CHOWN) |           \
 	 CAP(CAP_IPC_LOCK))
 
-/* pageoutd with caps over one process of uid 65534: swapped kB after up to 25 s */
+/* seconds the unit's capabilities took to reclaim 90% (with_caps); 25 until known */
+static unsigned caps_reclaim_secs = 25;
+
+/*
+ * pageoutd with caps over one process of uid 65534: swapped kB after up to 25 s. A process
+ * pageoutd may not advise is logged as skipped and never becomes a target while it lives: the
+ * wait then ends once it has also lasted as long as the unit's capabilities took to reclaim.
+ */
 static long with_caps(uint64_t caps, const char *what, const char *expect_log)
 {
 	struct churner c = { "/vmd-cap", 0, false, 65534, CTL_MB };
 	pid_t h, d;
 	long sw = 0;
+	unsigned i;
 
 	vm_cg_make("/vmd-cap");
 	h = child_fork(churn_setup, churn_run, &c);
 	write_config("/vmd-cap");
 	d = vm_daemon_start(conf_dir, LOG, caps);
-	for (unsigned i = 0; i < 25 && sw < CTL_MB * 1024 * 9 / 10; i++) {
+	for (i = 0; i < 25 && sw < CTL_MB * 1024 * 9 / 10; i++) {
+		if (i >= caps_reclaim_secs + 2 && count_lines(LOG, "skipped while it lives") > 0)
+			break;
 		vm_sleep_ms(1000);
 		sw = vm_area_swap_kb(h, COLD_A);
 	}
-	printf("# %s: %ld of %d kB of another user's cold memory swapped\n", what, sw,
-	       CTL_MB * 1024);
+	if (caps == UNIT_CAPS && sw >= CTL_MB * 1024 * 9 / 10)
+		caps_reclaim_secs = i;
+	printf("# %s: %ld of %d kB of another user's cold memory swapped in %u s\n", what, sw,
+	       CTL_MB * 1024, i);
 	vm_show_log(LOG, 6);
 	if (expect_log) {
 		char cmd[256];
