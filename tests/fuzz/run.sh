@@ -23,19 +23,43 @@ grep -q '^#define HAVE_SYSTEMD 1' "$b/config.h" && libs="$libs libsystemd"
 srcs="util log config cgroup cgstat loop cfgwatch kpod damon dmodule madvise policy engine vrange vma vplan vtarget vaddr pscheme paddr server report daemon control"
 out="$b/tests/fuzz"
 mkdir -p "$out"
-# build every target, then run them side by side: each gets SECONDS of wall time
 for target in "$@"; do
 	case $target in
 	*[!a-z0-9_]* | "") echo "fuzz: bad target name '$target'" >&2; exit 2 ;;
 	esac
-	files=""
-	for f in $srcs; do files="$files $s/src/$f.c"; done
+done
+# pageoutd's sources and the fake DAMON tree, compiled once for every target (one job per core,
+# instrumented as -fsanitize=fuzzer instruments them), then each target linked with them;
+# then the targets run side by side: each gets SECONDS of wall time
+# shellcheck disable=SC2086
+cflags="-std=gnu11 -g -O1 -fno-sanitize-recover=all -Wall -Wextra -Werror -Wno-unused-parameter
+	-Wno-missing-field-initializers -I$b -I$s/include ${FUZZ_CPPFLAGS:-} $(pkg-config --cflags $libs)"
+obj="$out/obj"
+mkdir -p "$obj"
+jobs=$(nproc 2>/dev/null || echo 1)
+objs="" pids="" n=0 failed=0
+for f in $srcs lib/fakedamon; do
+	case $f in
+	lib/*) src="$s/tests/$f.c" ;;
+	*) src="$s/src/$f.c" ;;
+	esac
+	o="$obj/$(basename "$f").o"
+	objs="$objs $o"
+	# shellcheck disable=SC2086
+	"$CC" $cflags -fsanitize=fuzzer-no-link,address,undefined -c -o "$o" "$src" &
+	pids="$pids $!"
+	n=$((n + 1))
+	if [ $n -ge "$jobs" ]; then
+		for p in $pids; do wait "$p" || failed=1; done
+		pids="" n=0
+	fi
+done
+for p in $pids; do wait "$p" || failed=1; done
+[ $failed = 0 ] || { echo "fuzz: compiling pageoutd's sources failed" >&2; exit 1; }
+for target in "$@"; do
 	# shellcheck disable=SC2046,SC2086
-	"$CC" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
-		-I"$b" -I"$s/include" ${FUZZ_CPPFLAGS:-} $(pkg-config --cflags $libs) \
-		-o "$out/fuzz-$target" "$s/tests/fuzz/fuzz-$target.c" $files "$s/tests/lib/fakedamon.c" \
-		$(pkg-config --libs $libs)
+	"$CC" $cflags -fsanitize=fuzzer,address,undefined -o "$out/fuzz-$target" \
+		"$s/tests/fuzz/fuzz-$target.c" $objs $(pkg-config --libs $libs)
 done
 for target in "$@"; do
 	work="$out/corpus-$target"
