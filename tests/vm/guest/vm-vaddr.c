@@ -356,12 +356,19 @@ static void swap_reserve(void)
 	}
 	d = vm_daemon_start(conf_dir, "/tmp/pageoutd-zram.log", ~0ULL);
 	low = free0;
-	/* it would take the whole 48 MiB within about 10 s: watch for 30 s */
-	for (unsigned t = 0; t < 30; t++) {
+	/*
+	 * it would take the whole 48 MiB within about 10 s: watch for 30 s, or for 12 s (six
+	 * cycles, each of which would take the rest of the area if the reserve were ignored)
+	 * after the log says pageout stopped
+	 */
+	for (unsigned t = 0, stop = 0; t < 30 && (!stop || t < stop + 12); t++) {
 		long f = meminfo_kb("SwapFree");
 
 		low = f >= 0 && f < low ? f : low;
 		vm_sleep_ms(1000);
+		if (!stop &&
+		    system("grep -q 'anonymous pageout stopped' /tmp/pageoutd-zram.log") == 0)
+			stop = t + 1;
 	}
 	swapped = vm_area_swap_kb(app, COLD(0));
 	printf("# swap_reserve %llu.%04llu%% (%ld kB of %ld kB): %ld of %ld kB cold swapped, free "
