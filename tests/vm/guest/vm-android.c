@@ -103,15 +103,11 @@ static void check_socket(void)
 int main(void)
 {
 	int rc;
-	char nr[16] = "", en[8] = "";
+	char nr[16] = "";
 
 	vm_require_guest();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* 7.2 boots with damon_stat on, which holds DAMON; an operator turns it off */
-	if (read_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", en, sizeof(en)) >
-		    0 &&
-	    en[0] == 'Y')
-		write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
+	vm_release_damon_stat();
 	if (lc_init() < 0 || install() != 0) {
 		printf("1..0 # SKIP cannot set up /system\n");
 		return 77;

@@ -472,8 +472,7 @@ int main(int argc, char **argv)
 	vm_require_guest();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mkdir("/run/pageoutd-vmd", 0700);
-	/* 7.2 boots with damon_stat holding DAMON; an operator turns it off (vm-damon) */
-	write_file_at(AT_FDCWD, "/sys/module/damon_stat/parameters/enabled", "N");
+	vm_release_damon_stat();
 	if (argc < 2 || !strcmp(argv[1], "churn"))
 		churn();
 	if (argc < 2 || !strcmp(argv[1], "caps"))

@@ -645,6 +645,7 @@ static int image(void)
 int main(int argc, char **argv)
 {
 	vm_require_guest();
+	vm_release_damon_stat();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "image"))
 		return image();

@@ -1162,6 +1162,7 @@ int main(int argc, char **argv)
 	unsigned i;
 
 	vm_require_guest();
+	vm_release_damon_stat();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	log_setup(LOG_TARGET_STDERR, LOG_NOTICE);
 	/* 7.2 enables damon_stat by default; an operator releases it (vm-damon shows the error) */

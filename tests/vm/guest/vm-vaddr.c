@@ -742,6 +742,7 @@ int main(int argc, char **argv)
 	bool found = false;
 
 	vm_require_guest();
+	vm_release_damon_stat();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mkdir("/run/pageoutd", 0755);
 	log_setup(LOG_TARGET_STDERR, LOG_WARNING);

@@ -48,6 +48,21 @@ static inline void vm_require_guest(void)
 	}
 }
 
+/*
+ * Turn off damon_stat where the kernel booted with it on (Debian's 7.x): it holds DAMON
+ * exclusively, so a kdamond of pageoutd's answers EBUSY. An operator does this (pageoutd itself
+ * only with release_modules); every guest program that needs DAMON calls it first, so that
+ * each one, and each subtest, also runs alone (vm-damon tests the busy case, then turns it off).
+ */
+static inline void vm_release_damon_stat(void)
+{
+	const char *en = "/sys/module/damon_stat/parameters/enabled";
+	char v[8] = "";
+
+	if (read_file_at(AT_FDCWD, en, v, sizeof(v)) > 0 && v[0] == 'Y')
+		write_file_at(AT_FDCWD, en, "N");
+}
+
 static inline void vm_sleep_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
