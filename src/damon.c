@@ -1244,11 +1244,14 @@ int damon_set_refresh(struct damon *d, unsigned slot, uint64_t ms)
 
 int damon_update_stats(struct damon *d, unsigned slot)
 {
-	int r;
-
 	if (slot < DAMON_MAX_KDAMONDS && d->refresh_ms[slot])
 		return d->owned && slot < d->nr_kdamonds ? 0 : -EPERM;
-	r = state_cmd(d, slot, "update_schemes_stats");
+	return damon_update_stats_now(d, slot);
+}
+
+int damon_update_stats_now(struct damon *d, unsigned slot)
+{
+	int r = state_cmd(d, slot, "update_schemes_stats");
 
 	if (r == 0 && d->feat.effective_bytes)
 		r = state_cmd(d, slot, "update_schemes_effective_quotas");

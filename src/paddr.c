@@ -666,6 +666,8 @@ static void note_pause(struct paddr *p, bool pause)
 	p->kpaused = pause;
 }
 
+static void read_stats(struct paddr *p, bool now);
+
 static int sync_damon(struct paddr *p)
 {
 	bool pause = want_pause(p);
@@ -692,6 +694,7 @@ static int sync_damon(struct paddr *p)
 		p->kschemes = 0;
 		return 0;
 	}
+	read_stats(p, true); /* what the schemes did up to the commit is theirs */
 	for (int attempt = 0; attempt < 2; attempt++) {
 		/* a kdamond starts unpaused: one with nothing to do is paused by a commit */
 		r = write_ctx(p, pause && p->running);
@@ -748,13 +751,24 @@ static unsigned usage_bound(const struct paddr_cgroup *c, unsigned bound)
 	return at ? PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) : bound;
 }
 
-static void read_stats(struct paddr *p)
+/*
+ * read_stats: add what each cgroup's kernel scheme did since the last read to its counters.
+ * Only a cgroup that still holds the kernel scheme at its index (kidx) is read. `now`: the
+ * figures the kdamond has at its next damon_call point (damon_update_stats_now), rather than
+ * those of the kernel's last refresh_ms refresh, which are up to a second old and read 0 after
+ * a context write (it rebuilds the scheme directories) until the next refresh. A commit is
+ * read around with `now`: just before the context is written, so that what the schemes did
+ * until then is theirs, and after the commit, so that the base lines are the kernel's
+ * counters; a walk while the context is written counts as the new schemes'.
+ */
+static void read_stats(struct paddr *p, bool now)
 {
 	int r;
 
 	if (!p->running || !p->nc)
 		return;
-	r = damon_update_stats(p->d, DAMON_SLOT_PADDR);
+	r = now ? damon_update_stats_now(p->d, DAMON_SLOT_PADDR)
+		: damon_update_stats(p->d, DAMON_SLOT_PADDR);
 	if (r < 0) {
 		p->s.errors++;
 		count_failure(p, FAIL_DAMON_READ);
@@ -769,6 +783,8 @@ static void read_stats(struct paddr *p)
 		struct paddr_policy_stats *ps = &p->pol[c->policy].s;
 		struct damon_stats st, *b = &c->base;
 
+		if (c->kidx != (int)i)
+			continue;
 		r = damon_read_stats(p->d, DAMON_SLOT_PADDR, (unsigned)i, &st);
 		if (r < 0) {
 			/* its counters wait for the next read; the base stays as it was */
@@ -1046,7 +1062,7 @@ int paddr_cycle(struct paddr *p)
 		return 0;
 	read_nodes(p);
 	/* the counters first, while the kernel's schemes are still the ones we know */
-	read_stats(p);
+	read_stats(p, false);
 	note_limits(p);
 	sync_cgroups(p);
 	/* what a failed read leaves out counts as 0: no swap known, so no anonymous pageout */
@@ -1100,7 +1116,7 @@ int paddr_cycle(struct paddr *p)
 	commits = p->s.commits + p->s.restarts;
 	r = sync_damon(p);
 	if (p->s.commits + p->s.restarts != commits)
-		read_stats(p); /* base lines of the schemes that changed hands */
+		read_stats(p, true); /* base lines of the schemes that changed hands */
 	return r;
 }
 

@@ -311,6 +311,14 @@ void damon_snapshot_fini(struct damon_snapshot *s);
  */
 int damon_update_stats(struct damon *d, unsigned slot);
 /*
+ * damon_update_stats_now: the state commands of damon_update_stats, whether or not the kernel
+ * refreshes the stats itself. The kdamond answers them at its next damon_call point, so the
+ * figures hold every walk it finished before that point. A refresh_ms refresh is up to
+ * refresh_ms older, and a damon_write_ctx (which rebuilds the scheme directories) leaves the
+ * stats files at 0 until the next refresh. Returns 0, -EPERM (not owned) or -errno.
+ */
+int damon_update_stats_now(struct damon *d, unsigned slot);
+/*
  * damon_set_refresh: write refresh_ms (6.17+) of owned kdamond slot: the kernel then updates
  * the schemes' stats and effective quotas itself every ms milliseconds (0: never), and
  * damon_update_stats() writes no state command, each of which waits for the kdamond. The

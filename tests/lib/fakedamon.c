@@ -128,10 +128,12 @@ static void mk_filters_dir(struct fakedamon *f, const char *base)
 	put(f, P("%s/nr_filters", base), "0");
 }
 
+/* the counters of a scheme's stats directory, as fakedamon.kstats keeps them */
+static const char *const stat_names[] = { "nr_tried", "sz_tried", "nr_applied", "sz_applied",
+					  "qt_exceeds" };
+
 static void mk_scheme(struct fakedamon *f, const char *s)
 {
-	static const char *const stats[] = { "nr_tried", "sz_tried", "nr_applied", "sz_applied",
-					     "qt_exceeds" };
 	char p[512];
 
 	dir(f, s);
@@ -181,8 +183,8 @@ static void mk_scheme(struct fakedamon *f, const char *s)
 	if (f->abi >= FAKE_ABI_612)
 		mk_filters_dir(f, P("%s/filters", s));
 	dir(f, P("%s/stats", s));
-	for (size_t i = 0; i < ARRAY_SIZE(stats); i++)
-		put(f, P("%s/stats/%s", s, stats[i]), "0");
+	for (size_t i = 0; i < ARRAY_SIZE(stat_names); i++)
+		put(f, P("%s/stats/%s", s, stat_names[i]), "0");
 	if (f->abi >= FAKE_ABI_72)
 		put(f, P("%s/stats/sz_ops_filter_passed", s), "0");
 	dir(f, P("%s/tried_regions", s));
@@ -365,25 +367,25 @@ static int rebuild(struct fakedamon *f, const char *path, uint64_t n)
 		return -EINVAL;
 	if (!strcmp(leaf, "nr_kdamonds") && any_running(f))
 		return -EBUSY;
-	/* the kernel keeps its scheme objects, and their counters, for the indices that stay:
-	 * update_schemes_stats shows them again after a commit */
-	static const char *const kept[] = { "nr_tried", "sz_tried", "nr_applied", "sz_applied",
-					    "qt_exceeds" };
-	static char saved[64][ARRAY_SIZE(kept)][24];
-	uint64_t nsaved = 0;
+	/*
+	 * the kernel keeps its scheme objects, and their counters, for the indices that stay;
+	 * the rebuilt stats files read 0 until update_schemes_stats shows the counters again
+	 */
+	unsigned slot;
 
-	if (!strcmp(leaf, "nr_schemes")) {
-		for (; nsaved < n && nsaved < ARRAY_SIZE(saved); nsaved++) {
-			const char *v =
-				fake_get(f, P("%s/%" PRIu64 "/stats/nr_tried", parent, nsaved));
+	if (!strcmp(leaf, "nr_schemes") && sscanf(parent, "kdamonds/%u/", &slot) == 1 &&
+	    slot < DAMON_MAX_KDAMONDS && !f->nkstats[slot]) {
+		uint64_t i;
 
-			if (!v[0])
+		for (i = 0; i < n && i < ARRAY_SIZE(f->kstats[slot]); i++) {
+			if (!fake_get(f, P("%s/%" PRIu64 "/stats/nr_tried", parent, i))[0])
 				break;
-			for (size_t k = 0; k < ARRAY_SIZE(kept); k++)
-				str_copy(saved[nsaved][k], sizeof(saved[nsaved][k]),
-					 fake_get(f, P("%s/%" PRIu64 "/stats/%s", parent, nsaved,
-						       kept[k])));
+			for (size_t k = 0; k < ARRAY_SIZE(stat_names); k++)
+				str_copy(f->kstats[slot][i][k], sizeof(f->kstats[slot][i][k]),
+					 fake_get(f, P("%s/%" PRIu64 "/stats/%s", parent, i,
+						       stat_names[k])));
 		}
+		f->nkstats[slot] = (unsigned)i;
 	}
 	rm_children(f, parent);
 	for (uint64_t i = 0; i < n; i++) {
@@ -396,12 +398,9 @@ static int rebuild(struct fakedamon *f, const char *path, uint64_t n)
 			mk_target(f, p);
 		else if (!strcmp(leaf, "nr_regions"))
 			mk_region(f, p);
-		else if (!strcmp(leaf, "nr_schemes")) {
+		else if (!strcmp(leaf, "nr_schemes"))
 			mk_scheme(f, p);
-			for (size_t k = 0; i < nsaved && k < ARRAY_SIZE(kept); k++)
-				put(f, P("%s/%" PRIu64 "/stats/%s", parent, i, kept[k]),
-				    saved[i][k]);
-		} else if (!strcmp(leaf, "nr_filters"))
+		else if (!strcmp(leaf, "nr_filters"))
 			mk_filter(f, p);
 		else if (!strcmp(leaf, "nr_goals"))
 			mk_goal(f, p);
@@ -600,6 +599,7 @@ static int state_write(struct fakedamon *f, const char *path, const char *val)
 			return r;
 		put(f, path, "on");
 		put(f, P("%s/pid", k), V("%d", f->next_kpid++));
+		f->nkstats[slot] = 0; /* new scheme objects */
 		f->ktargets[slot] = (unsigned)get_u64(f, P("%s/contexts/0/targets/nr_targets", k));
 		return 0;
 	}
@@ -616,8 +616,19 @@ static int state_write(struct fakedamon *f, const char *path, const char *val)
 		fill_tried(f, k);
 		return 0;
 	}
-	if (!strcmp(val, "update_schemes_stats") ||
-	    !strcmp(val, "update_schemes_effective_quotas") ||
+	if (!strcmp(val, "update_schemes_stats")) {
+		uint64_t ns = get_u64(f, P("%s/contexts/0/schemes/nr_schemes", k));
+
+		for (uint64_t i = 0; i < f->nkstats[slot] && i < ns; i++)
+			for (size_t j = 0; j < ARRAY_SIZE(stat_names); j++)
+				put(f,
+				    P("%s/contexts/0/schemes/%" PRIu64 "/stats/%s", k, i,
+				      stat_names[j]),
+				    f->kstats[slot][i][j]);
+		f->nkstats[slot] = 0;
+		return 0;
+	}
+	if (!strcmp(val, "update_schemes_effective_quotas") ||
 	    !strcmp(val, "clear_schemes_tried_regions") ||
 	    !strcmp(val, "update_schemes_tried_bytes"))
 		return 0;

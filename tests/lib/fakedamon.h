@@ -6,7 +6,10 @@
  * every write in order, and injects faults. Shapes: 6.2-like (no filters), 6.12, 7.2 and 7.3
  * (7.2 plus the context's pause and the quotas' fail_charge_num and fail_charge_denom). A
  * commit drops the running targets marked obsolete_target, and is refused (EINVAL) for one
- * that has no running target at its index, as damon_commit_targets() does.
+ * that has no running target at its index, as damon_commit_targets() does. A nr_schemes write
+ * leaves the stats files at 0 while the kdamond keeps the counters of the schemes that stay;
+ * update_schemes_stats shows them again (a test writes the files itself for a refresh_ms
+ * refresh).
  */
 #ifndef PAGEOUTD_FAKEDAMON_H
 #define PAGEOUTD_FAKEDAMON_H
@@ -50,6 +53,13 @@ struct fakedamon {
 	int next_kpid;
 	/* the targets each kdamond runs with, as its commits (obsolete_target) leave them */
 	unsigned ktargets[DAMON_MAX_KDAMONDS];
+	/*
+	 * each kdamond's scheme counters (nr_tried, sz_tried, nr_applied, sz_applied,
+	 * qt_exceeds) that a nr_schemes write took out of the stats files: the kernel keeps
+	 * them, and update_schemes_stats shows them again
+	 */
+	char kstats[DAMON_MAX_KDAMONDS][64][5][24];
+	unsigned nkstats[DAMON_MAX_KDAMONDS];
 	/* memcg_path P resolves when memcg_root/P is a directory (any path when empty) */
 	char memcg_root[PATH_MAX];
 };

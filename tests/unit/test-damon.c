@@ -461,6 +461,10 @@ static void refresh(enum fake_abi abi)
 		w = f->nwrites;
 		is_int(damon_update_stats(&d, 0), 0, "%s: stats up to date", a);
 		is_int((int)(f->nwrites - w), 0, "%s: without a state command", a);
+		w = f->nwrites;
+		is_int(damon_update_stats_now(&d, 0), 0, "%s: stats up to date now", a);
+		ok(f->nwrites - w >= 1, "%s: through state commands even so (%u)", a,
+		   f->nwrites - w);
 	} else {
 		is_int(damon_set_refresh(&d, 0, 1000), -EOPNOTSUPP, "%s: no refresh_ms", a);
 		w = f->nwrites;

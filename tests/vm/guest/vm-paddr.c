@@ -1081,12 +1081,29 @@ static void pause_sub(struct cgrp_root *cg)
 	printf("# pause: kdamond pid %s, %u regions, oldest %u aggregations, after 8 cycles\n",
 	       pid0, nr0, age0);
 
-	/* the operator pauses the only policy */
+	/*
+	 * The operator pauses the only policy. The engine reads the scheme counters around the
+	 * commit as the kdamond has them when it takes the commit (not as of the kernel's last
+	 * refresh_ms refresh): from there on a paused kdamond walks nothing, and its stat
+	 * scheme's counters stand still. Unpaused, the stat scheme walks once per apply interval
+	 * (min_age, 3 s), at least once in 5 s.
+	 */
 	paddr_pause(p, cfg->policies[0].name, true);
 	paddr_cycle(p);
 	tried0 = paddr_policy_stats(p, cfg->policies[0].name)->tried_bytes_total;
-	cycle_for(p, 5);
-	tried1 = paddr_policy_stats(p, cfg->policies[0].name)->tried_bytes_total;
+	printf("# pause: paused by a commit: %" PRIu64 " kB tried, %" PRIu64 " kB applied so far\n",
+	       tried0 / 1024,
+	       paddr_policy_stats(p, cfg->policies[0].name)->applied_bytes_total / 1024);
+	tried1 = tried0;
+	for (unsigned i = 1; i <= 5; i++) {
+		uint64_t t = tried1;
+
+		cycle_for(p, 1);
+		tried1 = paddr_policy_stats(p, cfg->policies[0].name)->tried_bytes_total;
+		printf("# pause: cycle %u: the stat scheme tried %" PRIu64 " kB more (pause %s)\n",
+		       i, (tried1 - t) / 1024,
+		       has ? kd_get("contexts/0/pause", b, sizeof(b)) : "not here");
+	}
 	printf("# pause: operator pause: %s; the stat scheme tried %" PRIu64 " kB in 5 s\n",
 	       has ? "kdamond paused" : "no kdamond pause here", (tried1 - tried0) / 1024);
 	if (has)
