@@ -119,6 +119,8 @@ int cgrp_init(struct cgrp_root *ret)
 	free(mnt);
 	snprintf(probe, sizeof(probe), "%s/cgroup.controllers", ret->mount);
 	ret->version = stat(probe, &st) == 0 ? 2 : 1;
+	if (ret->version == 2)
+		str_copy(ret->swap, sizeof(ret->swap), ret->mount);
 	if (ret->version == 1 && cgroup_get_subsys_mount_point("freezer", &mnt) == 0) {
 		str_copy(ret->freezer, sizeof(ret->freezer), mnt);
 		free(mnt);
@@ -420,9 +422,10 @@ int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret)
 }
 
 /*
- * One memory.* file of path read straight from the hierarchy's mount (not through libcgroup):
- * these are plain cgroup v2 files, and a test can lay them out in a directory of its own.
- * Returns the length read, -ENOENT when the file (or the cgroup) is missing, or -errno.
+ * One memory.swap.* or memory.zswap.* file of path read straight from root->swap (not through
+ * libcgroup): these are plain cgroup v2 files, and a test can lay them out in a directory of
+ * its own. Returns the length read, -ENOENT when the file (or the cgroup) is missing, or
+ * -errno.
  */
 static int read_knob(const struct cgrp_root *root, const char *path, const char *name, char *buf,
 		     size_t len)
@@ -430,7 +433,7 @@ static int read_knob(const struct cgrp_root *root, const char *path, const char 
 	char full[PATH_MAX * 2 + 64];
 	ssize_t n;
 
-	snprintf(full, sizeof(full), "%s%s/%s", root->mount, path, name);
+	snprintf(full, sizeof(full), "%s%s/%s", root->swap, path, name);
 	n = read_file_at(AT_FDCWD, full, buf, len);
 	return n == -ENODEV ? -ENOENT : (int)n; /* kernfs: a cgroup being removed */
 }
@@ -453,7 +456,7 @@ static int room_of(const struct cgrp_root *root, const char *path, const char *m
 		struct stat sb;
 		char full[PATH_MAX * 2];
 
-		snprintf(full, sizeof(full), "%s%s", root->mount, path);
+		snprintf(full, sizeof(full), "%s%s", root->swap, path);
 		return stat(full, &sb) == 0 ? 0 : -ENOENT;
 	}
 	if (r < 0)
@@ -471,14 +474,9 @@ static int room_of(const struct cgrp_root *root, const char *path, const char *m
 	return 0;
 }
 
-/* What cgrp_swap_room gathers on its way up from the cgroup. */
-struct swap_limits {
-	uint64_t swap, zswap; /* least room seen so far */
-	bool no_writeback;    /* memory.zswap.writeback 0 somewhere on the way up */
-};
-
 /* Fold one level's limits into *lim. Returns 0, -ENOENT when path is gone, or -errno. */
-static int swap_limits_of(const struct cgrp_root *root, const char *path, struct swap_limits *lim)
+static int swap_limits_of(const struct cgrp_root *root, const char *path,
+			  struct cgrp_swap_limits *lim)
 {
 	uint64_t room;
 	char buf[16];
@@ -501,21 +499,22 @@ static int swap_limits_of(const struct cgrp_root *root, const char *path, struct
 	return r < 0 && r != -ENOENT ? r : 0;
 }
 
-int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret)
+int cgrp_swap_limits(const struct cgrp_root *root, const char *path, const char *top,
+		     struct cgrp_swap_limits *lim)
 {
-	struct swap_limits lim = { UINT64_MAX, UINT64_MAX, false };
 	char p[PATH_MAX];
 	int r;
 
-	*ret = UINT64_MAX;
-	if (root->version != 2)
+	if (!root->swap[0])
 		return 0;
 	if (str_copy(p, sizeof(p), path) < 0)
 		return -ENAMETOOLONG;
 	for (bool first = true; p[0] && strcmp(p, "/"); first = false) {
 		char *slash;
 
-		r = swap_limits_of(root, p, &lim);
+		if (top && !strcmp(p, top))
+			break; /* lim holds top's and its ancestors' limits */
+		r = swap_limits_of(root, p, lim);
 		if (r == -ENOENT && !first)
 			break; /* an ancestor outside what libcgroup sees */
 		if (r < 0)
@@ -525,12 +524,25 @@ int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret
 			break;
 		*slash = '\0';
 	}
+	return 0;
+}
+
+uint64_t cgrp_swap_limits_room(const struct cgrp_swap_limits *lim)
+{
 	/*
 	 * Without writeback a folio zswap cannot store is not written to the swap device but
 	 * activated again [6.12 mm/page_io.c swap_writepage]: zswap's room is all there is.
 	 */
-	*ret = lim.no_writeback && lim.zswap < lim.swap ? lim.zswap : lim.swap;
-	return 0;
+	return lim->no_writeback && lim->zswap < lim->swap ? lim->zswap : lim->swap;
+}
+
+int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret)
+{
+	struct cgrp_swap_limits lim = CGRP_SWAP_LIMITS_NONE;
+	int r = cgrp_swap_limits(root, path, NULL, &lim);
+
+	*ret = r < 0 ? UINT64_MAX : cgrp_swap_limits_room(&lim);
+	return r < 0 ? r : 0;
 }
 
 int cgrp_frozen_parse(int version, const char *buf, size_t len)

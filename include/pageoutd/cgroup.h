@@ -22,6 +22,8 @@ struct cgrp_root {
 	char mount[PATH_MAX]; /* where the memory hierarchy is mounted */
 	/* v1: where the freezer hierarchy is mounted (may equal mount), "" when it is not */
 	char freezer[PATH_MAX];
+	/* where memory.swap.* and memory.zswap.* are read: mount on v2, "" on v1 (no such limits) */
+	char swap[PATH_MAX];
 };
 
 struct cgrp_list {
@@ -90,13 +92,33 @@ int cgrp_current(const struct cgrp_root *root, const char *path, uint64_t *ret);
  * cgrp_swap_room: the swap path may still use, in bytes: the least, over path and its
  * ancestors below the root, of memory.swap.max - memory.swap.current (0 when used up), or
  * UINT64_MAX when none limits it ("max" everywhere, cgroup v1, or no swap accounting:
- * no memory.swap.max file). Kubernetes' LimitedSwap writes memory.swap.max = 0 for pods that
- * may not swap. Where memory.zswap.writeback is 0 on path or an ancestor (Linux 6.8+), anon
- * can only go to zswap: the room is also at most the least memory.zswap.max -
- * memory.zswap.current over the same cgroups ("max" does not bound it). The files are read
- * under root->mount. Returns 0, -ENOENT if path is gone, or -errno.
+ * no memory.swap.max file). Kubernetes' LimitedSwap writes memory.swap.max = 0 for the
+ * containers that may not swap. Where memory.zswap.writeback is 0 on path or an ancestor
+ * (Linux 6.8+), anon can only go to zswap: the room is also at most the least
+ * memory.zswap.max - memory.zswap.current over the same cgroups ("max" does not bound it).
+ * The files are read under root->swap ("": none). Returns 0, -ENOENT if path is gone, or
+ * -errno (*ret is then UINT64_MAX).
  */
 int cgrp_swap_room(const struct cgrp_root *root, const char *path, uint64_t *ret);
+
+/* What cgrp_swap_limits gathers over a cgroup and its ancestors. */
+struct cgrp_swap_limits {
+	uint64_t swap;	   /* the least memory.swap.max - memory.swap.current seen */
+	uint64_t zswap;	   /* the least memory.zswap.max - memory.zswap.current seen */
+	bool no_writeback; /* memory.zswap.writeback 0 on one of them */
+};
+#define CGRP_SWAP_LIMITS_NONE ((struct cgrp_swap_limits){ UINT64_MAX, UINT64_MAX, false })
+/*
+ * cgrp_swap_limits: fold into *lim the limits of path and of its ancestors, up to but not
+ * including `top` (an ancestor of path whose limits, and its ancestors', lim already holds;
+ * NULL: up to the root). Folding is a minimum, so the limits of a cgroup below one already
+ * read cost only the levels between them. Returns 0, -ENOENT if path is gone, or -errno (lim
+ * may then hold some of the levels).
+ */
+int cgrp_swap_limits(const struct cgrp_root *root, const char *path, const char *top,
+		     struct cgrp_swap_limits *lim);
+/* cgrp_swap_limits_room: the room lim leaves, as cgrp_swap_room gives it. */
+uint64_t cgrp_swap_limits_room(const struct cgrp_swap_limits *lim);
 /*
  * cgrp_frozen: whether path (or an ancestor) is frozen: 1 frozen, 0 not, -EOPNOTSUPP when no
  * freezer is available (v1 without a freezer hierarchy, v2 before Linux 5.2), -ENOENT if gone

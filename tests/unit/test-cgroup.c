@@ -259,6 +259,43 @@ static uint64_t room(const struct cgrp_root *v2, const char *rel)
 }
 
 /*
+ * A container below pod (whose own room is 63 MiB): its limits folded onto the pod's
+ * (cgrp_swap_limits with top) give its room without reading the pod again; a root without
+ * swap files (cgroup v1) limits nothing.
+ */
+static void swap_fold(const struct cgrp_root *v2, const char *tmp, const char *pod)
+{
+	struct cgrp_swap_limits lim = CGRP_SWAP_LIMITS_NONE, c;
+	struct cgrp_root v1 = { .version = 1 };
+	char ctr[PATH_MAX];
+	uint64_t r = 0;
+
+	snprintf(ctr, sizeof(ctr), "%s/ctr", pod);
+	put(tmp, ctr, "memory.swap.max", "0");
+	put(tmp, ctr, "memory.swap.current", "0");
+	is_u64(room(v2, ctr), 0, "LimitedSwap's swap.max 0 on a container: no room for it");
+	is_u64(room(v2, pod), 63 << 20, "but its pod's room stays 63 MiB");
+	ok(cgrp_swap_limits(v2, pod, NULL, &lim) == 0 && cgrp_swap_limits_room(&lim) == 63 << 20,
+	   "the pod's limits, folded up to the root: 63 MiB");
+	put(tmp, pod, "memory.swap.max", "lots");
+	c = lim;
+	ok(cgrp_swap_limits(v2, ctr, pod, &c) == 0 && cgrp_swap_limits_room(&c) == 0,
+	   "the container's folded onto them: 0, the pod not read again");
+	put(tmp, pod, "memory.swap.max", "67108864");
+	put(tmp, ctr, "memory.swap.max", "max");
+	put(tmp, ctr, "memory.zswap.max", "1048576");
+	put(tmp, ctr, "memory.zswap.current", "0");
+	put(tmp, ctr, "memory.zswap.writeback", "0");
+	c = lim;
+	ok(cgrp_swap_limits(v2, ctr, pod, &c) == 0 && cgrp_swap_limits_room(&c) == 1 << 20 &&
+		   room(v2, ctr) == 1 << 20,
+	   "writeback 0 on the container: its 1 MiB of zswap, folded or read whole");
+	str_copy(v1.mount, sizeof(v1.mount), tmp);
+	ok(cgrp_swap_room(&v1, ctr, &r) == 0 && r == UINT64_MAX,
+	   "a root without swap files (v1): unlimited");
+}
+
+/*
  * The swap a cgroup may still use (swap_limit), on a cgroup v2 tree of plain files in a temp
  * directory: memory.swap.max over the cgroup and its ancestors and, where
  * memory.zswap.writeback is 0 on the way up, memory.zswap.max as well.
@@ -274,6 +311,7 @@ static void swap_room(void)
 	if (!mkdtemp(tmp))
 		exit(99);
 	str_copy(v2.mount, sizeof(v2.mount), tmp);
+	str_copy(v2.swap, sizeof(v2.swap), tmp);
 	/* a 6.12 node: every level has the files, nothing limited */
 	for (size_t i = 0; i < 3; i++) {
 		put(tmp, lv[i], "memory.swap.max", "max");
@@ -327,6 +365,7 @@ static void swap_room(void)
 	is_u64(room(&v2, pod), 63 << 20, "no zswap files: memory.swap.max alone");
 	put(tmp, pod, "memory.zswap.writeback", "garbage");
 	is_u64(room(&v2, pod), 63 << 20, "a writeback that is not 0 is on");
+	swap_fold(&v2, tmp, pod);
 	ok(cgrp_swap_room(&v2, "/kubepods/burstable/gone", &(uint64_t){ 0 }) == -ENOENT,
 	   "a cgroup that is gone: -ENOENT");
 	put(tmp, pod, "memory.swap.max", "lots");
