@@ -36,8 +36,7 @@ struct vpolicy {
 	struct vaddr_policy_stats s;
 	struct policy_input in;
 	struct cgrp_list cgroups;
-	int *frozen;	     /* cgrp_frozen of each of cgroups (1 without frozen_only) */
-	uint64_t *swap_room; /* cgrp_swap_room of each of cgroups (UINT64_MAX: unlimited) */
+	int *frozen; /* cgrp_frozen of each of cgroups (1 without frozen_only) */
 	bool freezer_warned;
 	struct log_cond swap_cond; /* anonymous pageout stopped at swap_reserve */
 	uint64_t resident; /* anon + file of its cgroups when this cycle's inputs were read */
@@ -193,7 +192,6 @@ void vaddr_free(struct vaddr *v)
 	for (size_t i = 0; i < v->npol; i++) {
 		cgrp_list_fini(&v->pol[i].cgroups);
 		free(v->pol[i].frozen);
-		free(v->pol[i].swap_room);
 	}
 	free(v->pol);
 	if (v->procfd >= 0)
@@ -201,11 +199,15 @@ void vaddr_free(struct vaddr *v)
 	free(v);
 }
 
-/* A process of a matched cgroup: its policy and the cgroup (index in the policy's list). */
+/*
+ * A process of a matched cgroup: its policy, the cgroup (index in the policy's list), and the
+ * swap room of the cgroup it is in, that cgroup or one below it (UINT64_MAX: unlimited).
+ */
 struct vpid {
 	pid_t pid;
 	unsigned policy;
 	size_t cgroup;
+	uint64_t swap_room;
 };
 
 /* The per-cgroup figures of vp's c-th cgroup, or NULL. */
@@ -260,12 +262,65 @@ static unsigned read_frozen(struct vaddr *v, struct vpolicy *vp, size_t old_nr)
 	return newly;
 }
 
+/*
+ * The swap room of cgroup `path`, top or one below it, whose processes policy vp may advise:
+ * top's limits (*top_lim, read once per matched cgroup) with those of the levels between them
+ * folded on (cgrp_swap_limits), so that each cgroup's files are read once a cycle. Unknown
+ * (the cgroup went away meanwhile) is UINT64_MAX: not held back for it. Nothing is read for a
+ * policy that takes no anonymous memory.
+ */
+static uint64_t leaf_room(const struct vaddr *v, const struct vpolicy *vp, const char *top,
+			  const struct cgrp_swap_limits *top_lim, const char *path)
+{
+	struct cgrp_swap_limits lim = *top_lim;
+	uint64_t room = cgrp_swap_limits_room(top_lim);
+
+	/* the room only shrinks going down: below a limited cgroup, all are */
+	if (!(vp->cfg->memory & MEMORY_ANON) || policy_swap_limited(room) || !strcmp(path, top))
+		return room;
+	return cgrp_swap_limits(v->cg, path, top, &lim) < 0 ? room : cgrp_swap_limits_room(&lim);
+}
+
+/*
+ * Append to *all the processes of vp's c-th matched cgroup and of every cgroup below it, each
+ * with the swap room of the cgroup it is in: Kubernetes writes memory.swap.max = 0 on the
+ * container cgroups below a pod's. Returns 0 or -ENOMEM.
+ */
+static int matched_pids(struct vaddr *v, unsigned pi, size_t c, struct vpid **all, size_t *nall)
+{
+	struct vpolicy *vp = &v->pol[pi];
+	const char *top = vp->cgroups.paths[c];
+	struct cgrp_swap_limits top_lim = CGRP_SWAP_LIMITS_NONE;
+	struct cgrp_list below = { 0 };
+	int r = 0;
+
+	if ((vp->cfg->memory & MEMORY_ANON) && cgrp_swap_limits(v->cg, top, NULL, &top_lim) < 0)
+		top_lim = CGRP_SWAP_LIMITS_NONE; /* unknown: not held back for it */
+	if (cgrp_descendants(v->cg, top, &below) < 0)
+		return 0; /* gone, or out of memory: its processes are listed next cycle */
+	for (size_t d = 0; d < below.nr && r == 0; d++) {
+		pid_t *pids = NULL;
+		int n = cgrp_pids(v->cg, below.paths[d], false, &pids);
+		struct vpid *na = n > 0 ? reallocarray(*all, *nall + (size_t)n, sizeof(*na)) : NULL;
+		uint64_t room = na ? leaf_room(v, vp, top, &top_lim, below.paths[d]) : 0;
+
+		if (na)
+			*all = na;
+		else if (n > 0)
+			r = -ENOMEM;
+		for (int k = 0; na && k < n; k++)
+			(*all)[(*nall)++] = (struct vpid){ pids[k], pi, c, room };
+		free(pids);
+	}
+	cgrp_list_fini(&below);
+	return r;
+}
+
 /* Append the processes of every cgroup policy pi matches now to *all. Returns 0 or -ENOMEM. */
 static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *nall)
 {
 	struct vpolicy *vp = &v->pol[pi];
 	size_t old_nr = vp->cgroups.nr;
-	uint64_t *sr;
 	int *fr;
 
 	cgrp_list_fini(&vp->cgroups);
@@ -274,32 +329,18 @@ static int policy_pids(struct vaddr *v, unsigned pi, struct vpid **all, size_t *
 		return 0;
 	vp->s.cgroups = vp->cgroups.nr;
 	fr = reallocarray(vp->frozen, vp->cgroups.nr + 1, sizeof(*fr));
-	if (fr)
-		vp->frozen = fr;
-	sr = fr ? reallocarray(vp->swap_room, vp->cgroups.nr + 1, sizeof(*sr)) : NULL;
-	if (!sr) {
+	if (!fr) {
 		cgrp_list_fini(&vp->cgroups); /* its targets are dropped, not left ungated */
 		return -ENOMEM;
 	}
-	vp->swap_room = sr;
-	for (size_t c = 0; c < vp->cgroups.nr; c++)
-		if (cgrp_swap_room(v->cg, vp->cgroups.paths[c], &sr[c]) < 0)
-			sr[c] = UINT64_MAX; /* unknown: not held back for it */
+	vp->frozen = fr;
 	for (size_t c = 0; v->cs && c < vp->cgroups.nr; c++)
 		cgstat_get(v->cs, ENGINE_VADDR, vp->name, vp->cgroups.paths[c]);
 	/* a new list: states at the same index are of other cgroups only when it changed */
 	read_frozen(v, vp, old_nr == vp->cgroups.nr ? old_nr : 0);
-	for (size_t c = 0; c < vp->cgroups.nr; c++) {
-		pid_t *pids = NULL;
-		int n = cgrp_pids(v->cg, vp->cgroups.paths[c], true, &pids);
-		struct vpid *na = n > 0 ? reallocarray(*all, *nall + (size_t)n, sizeof(*na)) : NULL;
-
-		if (na)
-			*all = na;
-		for (int k = 0; na && k < n; k++)
-			(*all)[(*nall)++] = (struct vpid){ pids[k], pi, c };
-		free(pids);
-	}
+	for (size_t c = 0; c < vp->cgroups.nr; c++)
+		if (matched_pids(v, pi, c, all, nall) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -313,9 +354,10 @@ static void add_target(struct vaddr *v, const struct vpid *p)
 	int r = vtargets_add(&v->targets, v->procfd, p->pid, p->policy, p->cgroup,
 			     v->pol[p->policy].name);
 
-	if (r == 0)
+	if (r == 0) {
+		v->targets.t[v->targets.n - 1].swap_room = p->swap_room;
 		v->dirty = true;
-	else if (r != -ESRCH && r != -EPERM && r != -EACCES)
+	} else if (r != -ESRCH && r != -EPERM && r != -EACCES)
 		log_rl(LOG_WARNING, "vaddr: policy %s: pid %d cannot be a target: %s",
 		       v->pol[p->policy].name, (int)p->pid, strerror(-r));
 }
@@ -347,8 +389,10 @@ static void sync_targets(struct vaddr *v)
 
 		for (size_t k = 0; k < nall && !found; k++) {
 			found = all[k].pid == t->pid && all[k].policy == t->policy;
-			if (found)
+			if (found) {
 				t->cgroup = all[k].cgroup; /* the first that lists it */
+				t->swap_room = all[k].swap_room;
+			}
 		}
 		if (!found)
 			t->dead = true;
@@ -932,9 +976,9 @@ static int refresh_maps(struct vaddr *v, struct vtarget *t, uint64_t now)
 /*
  * plan_target: the work of target number i this cycle, appended to wl: what vplan_select
  * leaves of its regions in sr, clipped to the VMAs of the kinds vp may advise now (not in
- * blocked, nor anon when its cgroup may not swap). While its cgroup's frozen_only gate is
- * closed the bytes are counted, not taken. Returns 0 or -errno (nothing more of it is taken
- * this cycle).
+ * blocked, nor anon when the cgroup its process is in may not swap). While its matched
+ * cgroup's frozen_only gate is closed the bytes are counted, not taken. Returns 0 or -errno
+ * (nothing more of it is taken this cycle).
  */
 static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 		       const struct damon_scheme_regions *sr, unsigned blocked, uint64_t now,
@@ -949,8 +993,7 @@ static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 	bool settled;
 	int r;
 
-	if ((vp->cfg->memory & MEMORY_ANON) && t->cgroup < vp->cgroups.nr &&
-	    policy_swap_limited(vp->swap_room[t->cgroup])) {
+	if ((vp->cfg->memory & MEMORY_ANON) && policy_swap_limited(t->swap_room)) {
 		blocked |= MEMORY_ANON;
 		why = SKIP_SWAP_LIMIT;
 	}

@@ -135,6 +135,7 @@ int vtargets_add(struct vtargets *ts, int proc, pid_t pid, unsigned policy, size
 	t->procfd = procfd;
 	t->policy = policy;
 	t->cgroup = cgroup;
+	t->swap_room = UINT64_MAX; /* until the engine says */
 	t->plan.since_us = now_usec();
 	log_debug("vaddr: policy %s: target pid %d", name, (int)pid);
 	return 0;

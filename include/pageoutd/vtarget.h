@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vtarget: the processes the vaddr engine watches. A target is a live process opened through a
- * pidfd and its /proc/PID directory, with the policy and matched cgroup it came from and what
- * the plan keeps of it between snapshots. The set keeps the targets in an array whose index is
- * the target's index in the kdamond (a gone target keeps its index until the commit that drops
- * it), and a skip list of processes that may not be advised.
+ * pidfd and its /proc/PID directory, with the policy and matched cgroup it came from, the swap
+ * room of the cgroup it is in, and what the plan keeps of it between snapshots. The set keeps
+ * the targets in an array whose index is the target's index in the kdamond (a gone target
+ * keeps its index until the commit that drops it), and a skip list of processes that may not
+ * be advised.
  */
 #ifndef PAGEOUTD_VTARGET_H
 #define PAGEOUTD_VTARGET_H
@@ -21,6 +22,7 @@ struct vtarget {
 	int pidfd, procfd;	  /* owned by the set; -1 once closed */
 	unsigned policy;	  /* the engine's policy index */
 	size_t cgroup;		  /* the policy's matched cgroup (index in its list) it came from */
+	uint64_t swap_room;	  /* of the cgroup it is in (set by the engine; UINT64_MAX: none) */
 	bool dead;		  /* to be dropped by vtargets_compact */
 	bool gone;		  /* dead, fds closed, kept at its index until vtargets_drop_gone */
 	bool seeded;		  /* DAMON has it at this index (seed regions given once) */

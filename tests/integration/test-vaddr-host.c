@@ -822,6 +822,148 @@ out:
 	close(procfd);
 }
 
+/* Write text to dir/name. */
+static void put_in(const char *dir, const char *name, const char *text)
+{
+	char p[PATH_MAX * 4];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (f) {
+		fprintf(f, "%s\n", text);
+		fclose(f);
+	}
+}
+
+/* A child joining the cgroup whose cgroup.procs is arg, with 2 MiB of anonymous memory. */
+static int anon_setup(void *arg)
+{
+	char s[32], *m;
+
+	snprintf(s, sizeof(s), "%d", getpid());
+	if (write_file_at(AT_FDCWD, arg, s) < 0)
+		return 3;
+	m = mmap((void *)(uintptr_t)BASE(0), 2 * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == MAP_FAILED)
+		return 4;
+	memset(m, 0x5a, 2 * MIB);
+	return 0;
+}
+
+/* LimitedSwap's cgroups below a matched pod: the pod's own, and one of each kind of container. */
+enum { LS_POD, LS_LIMITED, LS_FREE, LS_N };
+static const char *const ls_rel[LS_N] = { "/pod1", "/pod1/limited", "/pod1/free" };
+
+/* Lay out the swap files of ls_rel under mine in the tree at swap: limited's swap.max is 0. */
+static bool ls_tree(const char *swap, const char *mine, char dir[LS_N][PATH_MAX * 3])
+{
+	for (unsigned k = 0; k < LS_N; k++) {
+		snprintf(dir[k], sizeof(dir[k]), "%s%s%s", swap, mine, ls_rel[k]);
+		if (mkdir_p(dir[k]) < 0)
+			return false;
+		put_in(dir[k], "memory.swap.max", k == LS_LIMITED ? "0" : "max");
+		put_in(dir[k], "memory.swap.current", "0");
+	}
+	return true;
+}
+
+/*
+ * The swap room that gates a process's anonymous pageout is that of the cgroup it is in:
+ * Kubernetes' LimitedSwap writes memory.swap.max = 0 on the container cgroups below the pod
+ * cgroup a policy matches. Real cgroups below this test's own (pod1 matched by a glob, a
+ * container in it that may not swap and one that may), each container with a process holding
+ * 2 MiB of cold anonymous memory, and the swap files in a v2 tree of plain files in a temp
+ * directory. Only the limited container's bytes count as swap_limit, none of them is advised;
+ * when its limit goes, the next cycle no longer holds it back.
+ */
+static void leaf_swap_limit(const struct cgrp_root *cg, const char *mine)
+{
+	struct cgrp_root fcg = *cg;
+	char pol[PATH_MAX * 3 + 256], cgdir[LS_N][PATH_MAX * 3], swdir[LS_N][PATH_MAX * 3],
+		procs[PATH_MAX * 3 + 16];
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	const struct vaddr_policy_stats *ps;
+	uint64_t lim0, adv0;
+	struct vaddr *v = NULL;
+	struct damon d;
+	struct cfg *cfg;
+	pid_t pid[LS_N] = { -1, -1, -1 };
+	bool up = true;
+
+	snprintf(fcg.swap, sizeof(fcg.swap), "%s/swap", f->top);
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = %s/pod*\nengine = vaddr\nmin_age = 1s\n"
+		 "max_access_rate = 0%%\nmemory = anon,file\nquota = none\n",
+		 mine);
+	rig_daemon = "dry_run = yes\n";
+	cfg = load_policy(f->top, f->state_dir, pol);
+	rig_daemon = "";
+	for (unsigned k = 0; k < LS_N; k++) {
+		snprintf(cgdir[k], sizeof(cgdir[k]), "%s%s%s", cg->mount, mine, ls_rel[k]);
+		up = up && mkdir(cgdir[k], 0755) == 0;
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgdir[k]);
+		if (up && k != LS_POD)
+			pid[k] = child_fork(anon_setup, NULL, procs);
+	}
+	up = up && cfg && pid[LS_LIMITED] > 0 && pid[LS_FREE] > 0 &&
+	     ls_tree(fcg.swap, mine, swdir) && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+	     damon_acquire(&d) == 0 && vaddr_new(&v, cfg, &d, &fcg) == 0;
+	ok(up, "LimitedSwap: a pod matched, a container with swap.max 0 and one with max below it");
+	if (!up)
+		goto out;
+	vaddr_cycle(v);
+	ps = vaddr_policy_stats(v, "host");
+	is_u64(ps->procs, 2, "both containers' processes are targets of the pod's policy");
+	f->nvr = 0;
+	for (unsigned t = 0; t < 2; t++)
+		f->vr[f->nvr++] = (struct fake_vregion){ t, BASE(0), BASE(0) + 2 * MIB, 0, 100 };
+	usleep(1100000);
+	vaddr_cycle(v);
+	vaddr_cycle(v);
+	lim0 = ps->skipped_total[SKIP_SWAP_LIMIT];
+	adv0 = ps->advised_bytes_total;
+	vaddr_cycle(v);
+	printf("# swap_limit %" PRIu64 " bytes, then +%" PRIu64 " in a cycle; swap_reserve %" PRIu64
+	       "; advised %" PRIu64 "\n",
+	       lim0, ps->skipped_total[SKIP_SWAP_LIMIT] - lim0,
+	       ps->skipped_total[SKIP_SWAP_RESERVE], ps->advised_bytes_total);
+	ok(lim0 >= 2 * MIB && lim0 % (2 * MIB) == 0 &&
+		   ps->skipped_total[SKIP_SWAP_LIMIT] - lim0 == 2 * MIB,
+	   "the limited container's cold 2 MiB count as swap_limit, each cycle; the other's not");
+	ok(ps->advised_bytes_total <= 2 * MIB && ps->advised_bytes_total - adv0 <= 2 * MIB,
+	   "and are never advised (%" PRIu64 " bytes advised: the other container's at most)",
+	   ps->advised_bytes_total);
+	put_in(swdir[LS_LIMITED], "memory.swap.max", "max");
+	lim0 = ps->skipped_total[SKIP_SWAP_LIMIT];
+	vaddr_cycle(v);
+	is_u64(ps->skipped_total[SKIP_SWAP_LIMIT] - lim0, 0,
+	       "its swap.max back to max: the next cycle no longer holds it back");
+	put_in(swdir[LS_POD], "memory.swap.max", "0");
+	vaddr_cycle(v);
+	lim0 = ps->skipped_total[SKIP_SWAP_LIMIT];
+	vaddr_cycle(v);
+	is_u64(ps->skipped_total[SKIP_SWAP_LIMIT] - lim0, 4 * MIB,
+	       "the pod's own swap.max 0 holds back both containers");
+out:
+	for (unsigned k = LS_N; k-- > 0;) {
+		if (pid[k] > 0) {
+			kill(pid[k], SIGKILL);
+			waitpid(pid[k], NULL, 0);
+		}
+		rmdir(cgdir[k]);
+	}
+	vaddr_free(v);
+	if (up) {
+		damon_release(&d);
+		damon_close(&d);
+	}
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 int main(void)
 {
 	struct fakedamon *f = fake_new(FAKE_ABI_612);
@@ -1019,6 +1161,11 @@ int main(void)
 		per_cgroup(&cg, mine, fd);
 	else
 		printf("# per-cgroup figures: need a cgroup of the test's own\n");
+	if (made)
+		leaf_swap_limit(&cg, mine);
+	else
+		printf("# swap room of the cgroup a process is in: need a cgroup of the test's "
+		       "own\n");
 	close(fd);
 	unlink(file);
 	if (made) {
