@@ -7,7 +7,8 @@
  * memory; a cgroup that appears is appended online, one that goes away is dropped without
  * breaking the others; counters are attributed to the cgroup that held the scheme; past
  * PADDR_MAX_SCHEMES cgroups are refused with an error; dry run writes stat schemes; the
- * kdamond is turned off at the end.
+ * kdamond is turned off at the end; a container with memory.swap.max 0 below a matched pod
+ * has its own scheme paused (swap_limit).
  */
 #include <config.h>
 
@@ -780,6 +781,104 @@ static void limits(void)
 	fake_free(f);
 }
 
+/* Write text to f->top/swap<base>/rel/name, creating the directories. */
+static void put_swap(struct fakedamon *f, const char *rel, const char *name, const char *text)
+{
+	char q[PATH_MAX * 3];
+	FILE *fp;
+
+	snprintf(q, sizeof(q), "mkdir -p '%s/swap%s/%s'", f->top, base, rel);
+	if (system(q) != 0)
+		return;
+	snprintf(q, sizeof(q), "%s/swap%s/%s/%s", f->top, base, rel, name);
+	fp = fopen(q, "w");
+	if (fp) {
+		fprintf(fp, "%s\n", text);
+		fclose(fp);
+	}
+}
+
+/*
+ * Kubernetes' LimitedSwap writes memory.swap.max = 0 on the container cgroups below a pod's.
+ * DAMOS's memcg filter matches one memcg exactly, so each cgroup below a matched one that holds
+ * memory has a scheme of its own, gated on its own swap room. A matched pod, a container in it
+ * that may not swap and one that may, each holding 4 MiB; the swap files in a v2 tree of plain
+ * files, a /proc with free swap: with memory = anon, only the limited one's scheme is paused
+ * (swap_limit), and the pod, without memory of its own, has none.
+ */
+static void leaf_swap(void)
+{
+	static const char *const rel[] = { "pod", "pod/limited", "pod/free" };
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct cgrp_root fcg = cg;
+	char proc[PATH_MAX + 8], daemon[PATH_MAX * 2 + 96], policy[PATH_MAX + 160],
+		path[3][PATH_MAX * 2];
+	const struct paddr_cgroup_stats *lim = NULL, *free_ = NULL;
+	struct damon d;
+	struct paddr *p = NULL;
+	struct cfg *cfg;
+	pid_t h[2] = { -1, -1 };
+	FILE *mi;
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	fake_proc(proc);
+	snprintf(daemon, sizeof(daemon), "%s/meminfo", proc);
+	mi = fopen(daemon, "w");
+	if (mi) {
+		fputs("MemTotal: 4194304 kB\nMemFree: 2097152 kB\nSwapTotal: 1048576 kB\n"
+		      "SwapFree: 1048576 kB\n",
+		      mi);
+		fclose(mi);
+	}
+	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
+	snprintf(fcg.swap, sizeof(fcg.swap), "%s/swap", f->top);
+	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\nproc_root = %s\n",
+		 f->state_dir, proc);
+	snprintf(policy, sizeof(policy),
+		 "[policy]\ncgroup = %s/pod*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
+		 "memory = anon\nswap_reserve = 0%%\n",
+		 base);
+	cfg = cfgtext_load(f->top, daemon, policy);
+	for (unsigned k = 0; k < 3; k++) {
+		snprintf(path[k], sizeof(path[k]), "%s/%s", base, rel[k]);
+		put_swap(f, rel[k], "memory.swap.max", k == 1 ? "0" : "max");
+		put_swap(f, rel[k], "memory.swap.current", "0");
+	}
+	if (cg_make("pod") == 0 && cg_make("pod/limited") == 0 && cg_make("pod/free") == 0) {
+		h[0] = holder("pod/limited", 4, 0);
+		h[1] = holder("pod/free", 4, 0);
+	}
+	ok(cfg && h[0] > 0 && h[1] > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &fcg) == 0,
+	   "LimitedSwap: a pod matched, a container with swap.max 0 and one with max below it");
+	if (p) {
+		paddr_cycle(p);
+		if (!paddr_cgroup_stats(p, path[1]) || !paddr_cgroup_stats(p, path[2])) {
+			usleep(2500000); /* the kernel flushes small memcg statistics every 2 s */
+			paddr_cycle(p);
+		}
+		lim = paddr_cgroup_stats(p, path[1]);
+		free_ = paddr_cgroup_stats(p, path[2]);
+		ok(lim && free_ && !paddr_cgroup_stats(p, path[0]),
+		   "each container has a scheme of its own, the pod (no memory of its own) none");
+		ok(lim && lim->paused && !strcmp(lim->paused_why, "swap_limit"),
+		   "the container with swap.max 0 is paused: swap_limit (%s)",
+		   lim ? lim->paused_why : "no scheme");
+		ok(free_ && !free_->paused, "the one that may swap is not paused");
+		paddr_free(p);
+		damon_release(&d);
+		damon_close(&d);
+	}
+	reap(h[0]);
+	reap(h[1]);
+	cg_remove("pod/limited");
+	cg_remove("pod/free");
+	cg_remove("pod");
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 int main(void)
 {
 	char *own = own_cg, p[PATH_MAX * 2];
@@ -799,6 +898,7 @@ int main(void)
 	pause73();
 	usage73();
 	limits();
+	leaf_swap();
 	rmdir(p);
 	return tap_exit();
 }
