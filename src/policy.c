@@ -69,21 +69,26 @@ static void refill(const struct cfg_policy *p, unsigned gates, const struct poli
 static void control(const struct cfg_policy *p, const struct policy_input *in,
 		    struct policy_state *s)
 {
-	uint64_t dt;
+	uint64_t dt, refaults, attributed;
 	double bytes;
 
 	if (!in->refaults_known || !p->max_refault_rate)
 		return;
-	if (!s->have_refaults || in->refault_pages < s->last_refaults) {
+	if (!s->have_refaults || in->refault_pages < s->last_refaults ||
+	    in->attributed_pages < s->last_attributed) {
 		s->have_refaults = true;
 		s->last_refaults = in->refault_pages;
+		s->last_attributed = in->attributed_pages;
 		s->last_refault_us = in->now_us;
 		return;
 	}
 	dt = in->now_us - s->last_refault_us;
 	if (dt < REFAULT_WINDOW_US)
 		return;
-	bytes = (double)(in->refault_pages - s->last_refaults) * (double)in->page_size;
+	refaults = in->refault_pages - s->last_refaults;
+	attributed = in->attributed_pages - s->last_attributed;
+	bytes = (double)(refaults > attributed ? refaults - attributed : 0) * (double)in->page_size;
+	s->last_attributed = in->attributed_pages;
 	s->refault_rate =
 		in->memory_bytes ? bytes * 60e6 / (double)dt / (double)in->memory_bytes * 1e6 : 0;
 	s->last_refaults = in->refault_pages;

@@ -4,7 +4,9 @@
  * gates that pause a policy or one kind of memory (PSI above pressure_limit, free memory above
  * min_free, free swap below swap_reserve), the per-cgroup gate of frozen_only, and the refault
  * controller: refaults per minute above max_refault_rate make the policy more conservative
- * (a longer effective min_age and a smaller quota), a quiet cgroup relaxes it back. A policy
+ * (a longer effective min_age and a smaller quota), a quiet cgroup relaxes it back. Refaults
+ * the engine attributed to ranges it learned (policy_input.attributed_pages) are left out of
+ * the rate: the controller is the safety net for what no range answers for. A policy
  * that may take only anonymous memory is paused (swap_reserve) while free swap is at its
  * reserve, and the anon bytes of a cycle are bounded by anon_room. Pure: the
  * caller passes what it read, so recorded inputs replay exactly in tests.
@@ -53,9 +55,14 @@ const char *fail_kind_name(enum fail_kind k);
 struct policy_input {
 	uint64_t now_us;
 	bool psi_known;
-	double psi_some_avg10;	      /* percent, the highest of the policy's cgroups */
-	uint64_t refault_pages;	      /* cumulative workingset_refault_anon + _file, summed */
-	bool refaults_known;	      /* false on kernels without workingset_refault_* */
+	double psi_some_avg10;	/* percent, the highest of the policy's cgroups */
+	uint64_t refault_pages; /* cumulative workingset_refault_anon + _file, summed */
+	bool refaults_known;	/* false on kernels without workingset_refault_* */
+	/*
+	 * cumulative pages the engine found back in ranges it had advised and has learned
+	 * (vaddr, vmemo.h): those refaults are answered per range, not by the controller
+	 */
+	uint64_t attributed_pages;
 	uint64_t memory_bytes;	      /* summed memory.current */
 	uint64_t mem_total, mem_free; /* /proc/meminfo MemTotal, MemFree (bytes) */
 	uint64_t swap_total, swap_free;
@@ -69,9 +76,9 @@ struct policy_state {
 	bool bucket_started;
 	/* refault controller: effective min_age = min_age * age_factor, quota * quota_scale */
 	double age_factor, quota_scale;
-	uint64_t last_refaults, last_refault_us;
+	uint64_t last_refaults, last_refault_us, last_attributed;
 	bool have_refaults;
-	double refault_rate;  /* ppm of memory_bytes per minute, last measured */
+	double refault_rate;  /* ppm of memory_bytes per minute, last measured, less attributed */
 	bool operator_paused; /* set by the caller: pause/resume from the control socket */
 	/* verdict */
 	bool paused; /* nothing this cycle */

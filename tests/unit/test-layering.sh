@@ -8,7 +8,7 @@
 layer() {
 	case $1 in
 	util|log) echo 0 ;; config|proto|vrange|kpod) echo 1 ;;
-	cgroup|cgstat|cfgwatch|damon|dmodule|madvise|stats|loop|vma|vplan) echo 2 ;;
+	cgroup|cgstat|cfgwatch|damon|dmodule|madvise|stats|loop|vma|vmemo|vplan) echo 2 ;;
 	policy|pscheme|engine|vtarget|vaddr|paddr) echo 3 ;;
 	server|ctl|report) echo 4 ;; daemon) echo 5 ;; control) echo 6 ;; main) echo 7 ;;
 	*) echo 9 ;;
