@@ -103,6 +103,7 @@ static const struct key policy_keys[] = {
 	{ "swap_reserve", K_RATE, P(swap_reserve), 0, PPM_ONE, ANY },
 	{ "max_refault_rate", K_RATE, P(max_refault_rate), 0, PPM_ONE, ANY },
 	{ "frozen_only", K_BOOL, P(frozen_only), 0, 0, ANY },
+	{ "learn", K_BOOL, P(learn), 0, 0, VADDR_ONLY },
 	{ "max_usage", K_RATE, P(max_usage), 0, PPM_ONE - 100, PADDR_ONLY },
 	{ NULL },
 };
@@ -235,6 +236,7 @@ static void policy_defaults(struct cfg_policy *p)
 	p->swap_reserve = 200000;   /* 20% */
 	p->max_refault_rate = 2000; /* 0.2% */
 	p->frozen_only = false;
+	p->learn = true;
 	p->max_usage = 0; /* no ceiling */
 }
 
@@ -1027,6 +1029,7 @@ const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t le
 {
 	char age[32], rate[32], qs[32], qi[32], qt[32], pl[32], mf[32], sr[32], rr[32];
 	char quota[72] = "none", qtime[48] = "", frozen[24] = "", mu[32], usage[48] = "";
+	char learn[16] = "";
 
 	if (p->quota_interval_us)
 		snprintf(quota, sizeof(quota), "%s/%s", size_text(qs, sizeof(qs), p->quota_bytes),
@@ -1037,12 +1040,14 @@ const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t le
 					  : "none");
 	if (key_applies("frozen_only", p->engine))
 		snprintf(frozen, sizeof(frozen), " frozen_only=%s", p->frozen_only ? "yes" : "no");
+	if (key_applies("learn", p->engine))
+		snprintf(learn, sizeof(learn), " learn=%s", p->learn ? "yes" : "no");
 	if (key_applies("max_usage", p->engine))
 		snprintf(usage, sizeof(usage), " max_usage=%s",
 			 p->max_usage ? fmt_rate(mu, sizeof(mu), p->max_usage) : "none");
 	snprintf(buf, len,
 		 "cgroup=%s engine=%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s%s "
-		 "pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s%s%s",
+		 "pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s%s%s%s",
 		 p->cgroup, cfg_engine_name(p->engine),
 		 fmt_duration(age, sizeof(age), p->min_age_us),
 		 fmt_rate(rate, sizeof(rate), p->max_access_rate),
@@ -1051,7 +1056,7 @@ const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t le
 		 p->memory & MEMORY_FILE ? "file" : "", quota, qtime,
 		 fmt_rate(pl, sizeof(pl), p->pressure_limit), fmt_rate(mf, sizeof(mf), p->min_free),
 		 fmt_rate(sr, sizeof(sr), p->swap_reserve),
-		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), frozen, usage);
+		 fmt_rate(rr, sizeof(rr), p->max_refault_rate), frozen, learn, usage);
 	return buf;
 }
 

@@ -33,6 +33,10 @@ struct policy_figures {
 	uint64_t frozen;	  /* frozen_only: cgroups frozen now */
 	bool freezer_missing;	  /* frozen_only without a freezer: nothing is reclaimed */
 	const struct paddr_policy_stats *ps; /* paddr: the limit binding and its cycles */
+	const struct vaddr_policy_stats *vs; /* vaddr: its memory of mistakes */
+	/* vaddr's memory of mistakes (vmemo.h); UNKNOWN and -1 for paddr */
+	uint64_t learned_ranges, learned_bytes, learned_total, forgiven_total, attributed;
+	double interval_min, interval_max; /* seconds, of the ranges learned now */
 };
 
 const char *report_state_name(enum report_state s)
@@ -93,6 +97,14 @@ static void figures_from_vaddr(const struct report_src *r, struct policy_figures
 	v->failures = s->failures_total;
 	v->frozen = s->frozen_cgroups;
 	v->freezer_missing = s->freezer_missing;
+	v->vs = s;
+	v->learned_ranges = s->learned_ranges;
+	v->learned_bytes = s->learned_bytes;
+	v->learned_total = s->learned_total;
+	v->forgiven_total = s->forgiven_total;
+	v->attributed = s->back_pages_total;
+	v->interval_min = s->learned_ranges ? (double)s->learned_interval_min_us / 1e6 : -1;
+	v->interval_max = s->learned_ranges ? (double)s->learned_interval_max_us / 1e6 : -1;
 	v->reason = vaddr_error(r->vaddr);
 }
 
@@ -150,7 +162,9 @@ static void policy_figures_of(const struct report_src *r, const struct cfg_polic
 	v->p = p;
 	v->why = "";
 	v->cgroups = v->procs = v->cold = v->refaults = UNKNOWN;
-	v->refault_rate = v->psi = -1;
+	v->learned_ranges = v->learned_bytes = v->learned_total = v->forgiven_total = UNKNOWN;
+	v->attributed = UNKNOWN;
+	v->refault_rate = v->psi = v->interval_min = v->interval_max = -1;
 	v->state = RS_WAITING;
 	if (p->engine == ENGINE_VADDR && r->vaddr)
 		figures_from_vaddr(r, v);
@@ -271,6 +285,21 @@ static void json_policy(const struct report_src *r, const struct policy_figures 
 		sbuf_puts(b, "},\"madvise_errors_total\":{");
 		for (int k = 0; k < MADV_ERR_MAX; k++)
 			json_u64(b, madv_err_name(k), v->errors[k], k + 1 < MADV_ERR_MAX);
+		sbuf_puts(b, "},");
+	}
+	if (v->vs) {
+		sbuf_printf(b, "\"learned\":{\"enabled\":%s,",
+			    v->p->learn && !v->p->frozen_only ? "true" : "false");
+		json_u64(b, "ranges", v->learned_ranges, true);
+		json_u64(b, "bytes", v->learned_bytes, true);
+		json_u64(b, "watched_bytes", v->vs->watched_bytes, true);
+		json_num(b, "interval_min_seconds", v->interval_min, true);
+		json_num(b, "interval_max_seconds", v->interval_max, true);
+		json_u64(b, "learned_total", v->learned_total, true);
+		json_u64(b, "forgiven_total", v->forgiven_total, true);
+		json_u64(b, "forgiven_bytes_total", v->vs->forgiven_bytes_total, true);
+		json_u64(b, "refaults_attributed_total", v->attributed, true);
+		json_u64(b, "pagemap_pages_total", v->vs->pagemap_pages_total, false);
 		sbuf_puts(b, "},");
 	}
 	if (v->p->engine == ENGINE_PADDR && r->paddr) {
@@ -558,8 +587,29 @@ static const struct policy_metric policy_metrics[] = {
 	{ "psi_some_avg10_ratio", "gauge",
 	  "Highest memory PSI some avg10 of the cgroups, as a ratio (0-1)", FIGURE(psi, RATIO) },
 	{ "refault_rate_ratio", "gauge",
-	  "Pages refaulted per minute as a ratio of the cgroups' memory (last measured)",
+	  "Pages refaulted per minute as a ratio of the cgroups' memory (last measured; vaddr: "
+	  "less those attributed to learned ranges)",
 	  FIGURE(refault_rate, RATIO) },
+	{ "learned_ranges", "gauge",
+	  "Ranges found in use again soon after their advice, held back until idle longer (vaddr)",
+	  FIGURE(learned_ranges, COUNT) },
+	{ "learned_bytes", "gauge", "Bytes under those ranges (vaddr)",
+	  FIGURE(learned_bytes, COUNT) },
+	{ "learned_interval_min_seconds", "gauge",
+	  "Shortest re-access interval among the learned ranges (vaddr)",
+	  FIGURE(interval_min, RATIO) },
+	{ "learned_interval_max_seconds", "gauge",
+	  "Longest re-access interval among the learned ranges (vaddr)",
+	  FIGURE(interval_max, RATIO) },
+	{ "learned_total", "counter", "Ranges learned, new or found back again (vaddr)",
+	  FIGURE(learned_total, COUNT) },
+	{ "forgiven_total", "counter",
+	  "Learned ranges forgiven: advised again, they stayed out (vaddr)",
+	  FIGURE(forgiven_total, COUNT) },
+	{ "refaults_attributed_total", "counter",
+	  "Pages found back in advised ranges, answered by learning them rather than by the "
+	  "policy-wide back-off (vaddr)",
+	  FIGURE(attributed, COUNT) },
 };
 
 /* The value of metric m for policy f in *ret; false when f does not know it. */
@@ -1064,6 +1114,16 @@ void report_detail(const struct report_src *r, struct sbuf *b)
 			}
 		if (any)
 			sbuf_puts(b, "\n");
+		if (v.vs && v.p->learn && !v.p->frozen_only)
+			sbuf_printf(b,
+				    "  learned: %" PRIu64
+				    " ranges, %s (re-access intervals %.1f-%.1f "
+				    "s), %" PRIu64 " learned, %" PRIu64 " forgiven, %" PRIu64
+				    " refaulted pages attributed\n",
+				    v.learned_ranges, fmt_size(x, sizeof(x), v.learned_bytes),
+				    v.interval_min > 0 ? v.interval_min : 0,
+				    v.interval_max > 0 ? v.interval_max : 0, v.learned_total,
+				    v.forgiven_total, v.attributed);
 		if (v.p->engine == ENGINE_PADDR && r->paddr) {
 			const struct paddr_cgroup_stats *c;
 			const char *path, *pol;

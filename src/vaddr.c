@@ -24,6 +24,7 @@
 #include "pageoutd/util.h"
 #include "pageoutd/vaddr.h"
 #include "pageoutd/vma.h"
+#include "pageoutd/vmemo.h"
 #include "pageoutd/vplan.h"
 #include "pageoutd/vrange.h"
 #include "pageoutd/vtarget.h"
@@ -704,6 +705,7 @@ static int sync_damon(struct vaddr *v)
 static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy_input *sys)
 {
 	vp->in = *sys;
+	vp->in.attributed_pages = vp->s.back_pages_total;
 	vp->resident = 0;
 	vp->s.memcg_known = false;
 	for (size_t c = 0; c < vp->cgroups.nr; c++) {
@@ -773,6 +775,7 @@ static int select_target(const struct vaddr *v, struct vtarget *t, struct vpolic
 	vp->s.skipped_total[SKIP_YOUNG] += n.young;
 	vp->s.skipped_total[SKIP_TURNED_HOT] += n.turned_hot;
 	vp->s.skipped_total[SKIP_UNCONFIRMED] += n.unconfirmed;
+	vp->s.skipped_total[SKIP_LEARNED] += n.learned;
 	vp->s.cold_bytes += n.cold;
 	return r;
 }
@@ -817,6 +820,178 @@ static bool target_thawed(struct vaddr *v, struct vpolicy *vp, const struct vtar
 	if (t->cgroup < vp->cgroups.nr)
 		set_frozen(v, vp, t->cgroup, cgrp_frozen(v->cg, vp->cgroups.paths[t->cgroup]));
 	return target_gate(vp, t) != SKIP_MAX;
+}
+
+/* pagemap entries read per target and cycle for its watched ranges, at most */
+#define MEMO_READ_PAGES 65536
+
+/*
+ * Whether policy vp keeps a memory of its mistakes now: not in a dry run (nothing is paged
+ * out), nor under frozen_only, where a thawed app reads its memory back by design.
+ */
+static bool memo_on(const struct vaddr *v, const struct vpolicy *vp)
+{
+	return vp->cfg->learn && !vp->cfg->frozen_only && !v->cfg->daemon.dry_run;
+}
+
+/* The figures of what t's memo did this cycle (tally) in vp's, and the log lines. */
+static void memo_book(struct vpolicy *vp, const struct vtarget *t, const struct vmemo_tally *n,
+		      const struct vrange_list *learned)
+{
+	char a[16], b[16], c[16];
+
+	vp->s.learned_total += n->learned;
+	vp->s.back_pages_total += n->back_pages;
+	vp->s.forgiven_total += n->forgiven;
+	vp->s.forgiven_bytes_total += n->forgiven_bytes;
+	if (learned && learned->nr)
+		log_rl(LOG_INFO,
+		       "vaddr: policy %s: pid %d: learned %zu range(s), %s from %#" PRIx64
+		       ", in use again %s after they were last used: advised again only once "
+		       "idle for %s",
+		       vp->name, (int)t->pid, learned->nr,
+		       fmt_size(a, sizeof(a), vrange_bytes(learned)), learned->r[0].start,
+		       fmt_duration(b, sizeof(b), n->last_interval_us),
+		       fmt_duration(c, sizeof(c), n->last_hold_us));
+	if (n->forgiven)
+		log_rl(LOG_INFO,
+		       "vaddr: policy %s: pid %d: forgave %s of learned ranges: advised again, "
+		       "they stayed out",
+		       vp->name, (int)t->pid, fmt_size(a, sizeof(a), n->forgiven_bytes));
+}
+
+/*
+ * memo_watch: the advised range mr (the piece `piece` of target t, chosen idle for its age)
+ * is watched in t's memo, less the pages the advice left in (present and exclusive right
+ * after it in t's pagemap, open on fd pagemap: MADV_PAGEOUT could not take them, their
+ * presence later says nothing). Nothing is watched when pagemap is -errno.
+ */
+static void memo_watch(struct vaddr *v, struct vpolicy *vp, struct vtarget *t, int pagemap,
+		       const struct madv_range *mr, const struct vrange *piece, uint64_t now)
+{
+	struct vrange_list range = { 0 }, left = { 0 }, out = { 0 };
+	uint64_t window = VMEMO_WATCH_FACTOR * vp->st.min_age_us;
+	int64_t n;
+	int r;
+
+	n = pagemap < 0 ? pagemap
+			: vtarget_present(pagemap, mr->start, mr->end, v->page_size, &left);
+	r = n < 0 ? (int)n : vrange_append(&range, mr->start, mr->end, 0, 0);
+	if (n > 0)
+		vp->s.pagemap_pages_total += (uint64_t)n;
+	r = r ?: vrange_subtract(&range, &left, &out);
+	for (size_t k = 0; r == 0 && k < out.nr; k++)
+		r = vmemo_watch(&t->plan.memo, out.r[k].start, out.r[k].end, piece->age_us, window,
+				now);
+	if (r == -ENOMEM)
+		log_rl(LOG_WARNING, "vaddr: policy %s: pid %d: out of memory watching its advice",
+		       vp->name, (int)t->pid);
+	vrange_list_fini(&range);
+	vrange_list_fini(&left);
+	vrange_list_fini(&out);
+}
+
+/* order of the watches to read: the longest unread first */
+static int cmp_watch_read(const void *a, const void *b)
+{
+	const struct vmemo_watch *x = a, *y = b;
+
+	return (x->read_us > y->read_us) - (x->read_us < y->read_us);
+}
+
+/*
+ * memo_check: t's memo at now: watches whose time is up are dropped (forgiving what they
+ * cover), and the others are read in pagemap, the longest unread first, up to
+ * MEMO_READ_PAGES: pages found back are learned (vmemo_back) and leave t's advised set, so
+ * that they are judged again. A policy that does not learn forgets t's memo.
+ */
+static void memo_check(struct vaddr *v, struct vpolicy *vp, struct vtarget *t, uint64_t now)
+{
+	struct vmemo *m = &t->plan.memo;
+	struct vmemo_tally n = { 0 };
+	struct vrange_list back = { 0 }, learned = { 0 }, tmp = { 0 };
+	struct vmemo_watch *w = NULL;
+	uint64_t budget = MEMO_READ_PAGES;
+	size_t nw;
+	int r, pm = -1;
+
+	if (!memo_on(v, vp)) {
+		vmemo_fini(m);
+		return;
+	}
+	r = vmemo_expire(m, now, &n);
+	nw = m->nw;
+	if (nw && r == 0) {
+		w = malloc(nw * sizeof(*w));
+		r = w ? 0 : -ENOMEM;
+	}
+	if (w) {
+		memcpy(w, m->w, nw * sizeof(*w));
+		qsort(w, nw, sizeof(*w), cmp_watch_read);
+	}
+	if (w) {
+		pm = vtarget_pagemap_open(t);
+		r = pm < 0 ? pm : 0;
+	}
+	for (size_t i = 0; w && i < nw && r == 0; i++) {
+		uint64_t pages = (w[i].end - w[i].start) / v->page_size;
+		int64_t got;
+
+		/* the longest unread is read even when larger than the budget: nothing starves */
+		if (pages > budget && budget < MEMO_READ_PAGES)
+			continue;
+		back.nr = 0;
+		got = vtarget_present(pm, w[i].start, w[i].end, v->page_size, &back);
+		if (got < 0) {
+			r = (int)got;
+			break;
+		}
+		budget = pages < budget ? budget - pages : 0;
+		vp->s.pagemap_pages_total += (uint64_t)got;
+		r = vmemo_back(m, w[i].start, w[i].end, &back, v->page_size, now, &n, &learned);
+	}
+	if (learned.nr) {
+		vrange_sort(&learned);
+		if (vrange_subtract(&t->plan.advised, &learned, &tmp) == 0)
+			vrange_list_swap(&t->plan.advised, &tmp);
+	}
+	if (r == -ENOMEM)
+		log_rl(LOG_WARNING, "vaddr: policy %s: pid %d: out of memory reading its watches",
+		       vp->name, (int)t->pid);
+	memo_book(vp, t, &n, &learned);
+	if (pm >= 0)
+		close(pm);
+	free(w);
+	vrange_list_fini(&back);
+	vrange_list_fini(&learned);
+	vrange_list_fini(&tmp);
+}
+
+/* The memo figures of policy pi's targets now into its stats. */
+static void memo_figures(struct vaddr *v, size_t pi)
+{
+	struct vaddr_policy_stats *s = &v->pol[pi].s;
+
+	s->learned_ranges = s->learned_bytes = s->watched_bytes = 0;
+	s->learned_interval_min_us = s->learned_interval_max_us = 0;
+	for (size_t i = 0; i < v->targets.n; i++) {
+		const struct vmemo *m = &v->targets.t[i].plan.memo;
+
+		if (v->targets.t[i].policy != pi || v->targets.t[i].gone)
+			continue;
+		s->learned_ranges += m->nr;
+		s->learned_bytes += vmemo_bytes(m);
+		for (size_t k = 0; k < m->nw; k++)
+			s->watched_bytes += m->w[k].end - m->w[k].start;
+		for (size_t k = 0; k < m->nr; k++) {
+			uint64_t iv = m->rec[k].interval_us;
+
+			if (!s->learned_interval_min_us || iv < s->learned_interval_min_us)
+				s->learned_interval_min_us = iv;
+			if (iv > s->learned_interval_max_us)
+				s->learned_interval_max_us = iv;
+		}
+	}
 }
 
 /*
@@ -865,7 +1040,7 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 {
 	struct madv_range *mr = calloc(n, sizeof(*mr));
 	uint64_t rss0, rss1;
-	int r;
+	int r, pm;
 
 	if (!mr)
 		return -ENOMEM;
@@ -878,8 +1053,14 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 	rss1 = vtarget_rss(t, v->page_size);
 	if (rss0 > rss1)
 		*rss_drop += rss0 - rss1;
-	for (size_t k = 0; k < n; k++)
+	pm = memo_on(v, vp) ? vtarget_pagemap_open(t) : -1;
+	for (size_t k = 0; k < n; k++) {
 		book_range(v, vp, t, &mr[k], &w[k].r, r);
+		if (mr[k].done && memo_on(v, vp))
+			memo_watch(v, vp, t, pm, &mr[k], &w[k].r, now_usec());
+	}
+	if (pm >= 0)
+		close(pm);
 	if (r == -ESRCH || r == -EBADF) {
 		log_debug("vaddr: policy %s: pid %d exited during its advice", vp->name,
 			  (int)t->pid);
@@ -1006,6 +1187,8 @@ static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 		v->s.maps_kept++;
 	else if ((r = refresh_maps(v, t, now)) < 0)
 		return r;
+	/* what its earlier advice showed: pages in use again are learned before the plan */
+	memo_check(v, vp, t, now);
 	/* every mapping, each a piece of its own */
 	r = vma_pieces(&t->plan.vmas, 0, &mapped);
 	if (r == 0)
@@ -1138,6 +1321,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 		advise_work(v, vp, wl.w, take);
 		policy_consume(&vp->st, vp->s.advised_bytes_total - before);
 	}
+	memo_figures(v, pi);
 	free(wl.w);
 }
 

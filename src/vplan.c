@@ -25,6 +25,7 @@ void vplan_target_fini(struct vplan_target *t)
 	vrange_list_fini(&t->refused);
 	vrange_list_fini(&t->seen);
 	vma_list_fini(&t->vmas);
+	vmemo_fini(&t->memo);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -196,6 +197,11 @@ int vplan_select(struct vplan_target *t, const struct vplan_params *p,
 		goto out;
 	if (t->refused.nr) {
 		if (vrange_subtract(ret_todo, &t->refused, &tmp) < 0)
+			goto out;
+		vrange_list_swap(ret_todo, &tmp);
+	}
+	if (t->memo.nr) {
+		if (vmemo_hold(&t->memo, ret_todo, now, &tmp, &tally->learned) < 0)
 			goto out;
 		vrange_list_swap(ret_todo, &tmp);
 	}

@@ -43,6 +43,42 @@ uint64_t vtarget_rss(const struct vtarget *t, uint64_t page_size)
 	return (uint64_t)res * page_size;
 }
 
+#define PM_PRESENT (1ULL << 63)
+#define PM_EXCLUSIVE (1ULL << 56)
+
+int vtarget_pagemap_open(const struct vtarget *t)
+{
+	int fd = openat(t->procfd, "pagemap", O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size,
+			struct vrange_list *ret)
+{
+	uint64_t buf[512];
+	uint64_t addr = start;
+	int r = 0;
+
+	while (addr < end && r == 0) {
+		uint64_t pages = (end - addr) / page_size;
+		ssize_t n;
+
+		if (pages > sizeof(buf) / sizeof(buf[0]))
+			pages = sizeof(buf) / sizeof(buf[0]);
+		n = pread(fd, buf, pages * sizeof(buf[0]),
+			  (off_t)(addr / page_size * sizeof(buf[0])));
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			break;
+		}
+		for (size_t k = 0; k < (size_t)n / sizeof(buf[0]) && r == 0; k++, addr += page_size)
+			if ((buf[k] & (PM_PRESENT | PM_EXCLUSIVE)) == (PM_PRESENT | PM_EXCLUSIVE))
+				r = vrange_push(ret, addr, addr + page_size, 0, 0);
+	}
+	return r < 0 ? r : (int64_t)((addr - start) / page_size);
+}
+
 bool vtargets_skipped(const struct vtargets *ts, pid_t pid)
 {
 	for (size_t i = 0; i < ts->nskip; i++)

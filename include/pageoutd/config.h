@@ -74,6 +74,8 @@ struct cfg_policy {
 	uint32_t swap_reserve;	   /* ppm of swap */
 	uint32_t max_refault_rate; /* ppm of the cgroup's memory per minute */
 	bool frozen_only;
+	/* vaddr: learn the ranges found in use again soon after their advice (vmemo.h) */
+	bool learn;
 	/*
 	 * paddr: reclaim a cgroup only while its memory (anon + file) is above this share of
 	 * memory (ppm of MemTotal; 0: no ceiling)

@@ -37,6 +37,7 @@ enum skip_reason {
 	SKIP_PAUSED,	 /* an operator paused the policy (pageoutctl pause) */
 	SKIP_SWAP_LIMIT, /* anon of a cgroup that may not swap (memory.swap.max 0 or used up) */
 	SKIP_BELOW_MAX_USAGE, /* paddr: the cgroup is at or below max_usage (pageoutd's gate) */
+	SKIP_LEARNED, /* vaddr: found back soon after an earlier advice, not idle long enough since */
 	SKIP_MAX
 };
 

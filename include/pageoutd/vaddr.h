@@ -38,6 +38,16 @@ struct vaddr_policy_stats {
 	double psi_some_avg10;	 /* the highest of its cgroups, -1 when unknown */
 	uint64_t frozen_cgroups; /* frozen_only: its cgroups frozen when last read */
 	bool freezer_missing;	 /* frozen_only without a freezer to read: nothing reclaimed */
+	/* its memory of mistakes (learn, vmemo.h), over its targets, as of the last cycle */
+	uint64_t learned_ranges, learned_bytes; /* records now */
+	uint64_t learned_interval_min_us;	/* of those records (0: none) */
+	uint64_t learned_interval_max_us;
+	uint64_t watched_bytes;	       /* advised ranges watched now */
+	uint64_t learned_total;	       /* ranges learned (new or found back again), ever */
+	uint64_t forgiven_total;       /* records or parts of them forgiven, ever */
+	uint64_t forgiven_bytes_total; /* their bytes */
+	uint64_t back_pages_total;    /* pages found back in watched ranges (attributed refaults) */
+	uint64_t pagemap_pages_total; /* pagemap entries read for it */
 };
 
 struct vaddr_stats {

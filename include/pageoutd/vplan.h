@@ -16,6 +16,7 @@
 
 #include "pageoutd/damon.h"
 #include "pageoutd/vma.h"
+#include "pageoutd/vmemo.h"
 #include "pageoutd/vrange.h"
 
 /*
@@ -63,13 +64,15 @@ struct vplan_target {
 	uint64_t maps_hash;	 /* of that maps text */
 	struct vrange_list seen; /* its regions (age in intervals) when the clock was read */
 	uint64_t seen_us;	 /* then */
+	struct vmemo memo;	 /* its advised ranges watched, and those found back (vmemo.h) */
 };
 
 /* vplan_target_fini: free t's lists; t is zeroed after it. */
 void vplan_target_fini(struct vplan_target *t);
 /*
  * vplan_target_forget: what DAMON said of t's regions no longer holds (a new kdamond, or
- * another process at its index): t is watched afresh from now; advised and refused stay.
+ * another process at its index): t is watched afresh from now; advised, refused and the memo
+ * stay.
  */
 void vplan_target_forget(struct vplan_target *t, uint64_t now);
 /*
@@ -115,6 +118,7 @@ struct vplan_tally {
 	uint64_t sparse;      /* too sparsely sampled to judge */
 	uint64_t unconfirmed; /* candidates now, not in the previous snapshot */
 	uint64_t turned_hot;  /* candidates then, accessed since */
+	uint64_t learned;     /* candidates under a record of t's memo not idle for its hold */
 };
 
 /*
@@ -122,8 +126,10 @@ struct vplan_tally {
  * snapshot's candidates (vplan_pieces over `mapped`, every VMA of t as a piece), kept only
  * where the previous snapshot's candidates agree when `confirm` is set (the kernel does not
  * re-check references: vrange_confirm, with a required age gain of a quarter of the wall time
- * between them), less what was advised and not seen hot since, less what the kernel refused.
- * Advised ranges DAMON now sees hot are forgotten; this snapshot's candidates become prev.
+ * between them), less what was advised and not seen hot since, less what the kernel refused,
+ * less what t's memo holds back (vmemo_hold: found back soon after an earlier advice, and not
+ * idle long enough since). Advised ranges DAMON now sees hot are forgotten; this snapshot's
+ * candidates become prev.
  * Counts go to *tally. Returns 0 or -ENOMEM (t's books are then left as they were, but for
  * advised).
  */

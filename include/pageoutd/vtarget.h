@@ -89,5 +89,16 @@ void vtarget_close(struct vtarget *t);
 void vtarget_forget(struct vtarget *t);
 /* vtarget_rss: the resident bytes of t's process (its statm, pages of page_size), or 0. */
 uint64_t vtarget_rss(const struct vtarget *t, uint64_t page_size);
+/* vtarget_pagemap_open: t's /proc/PID/pagemap, opened for reading: an fd or -errno. */
+int vtarget_pagemap_open(const struct vtarget *t);
+/*
+ * vtarget_present: the pages of [start, end) (page-aligned) that the process whose pagemap is
+ * open on fd has present and maps alone (bit 63 present, bit 56 exclusively mapped:
+ * MADV_PAGEOUT leaves a page another process maps where it is), appended to *ret as sorted
+ * runs. Returns the pages read, or -errno: pagemap cannot be read (the process exited), or
+ * -ENOMEM.
+ */
+int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size,
+			struct vrange_list *ret);
 
 #endif

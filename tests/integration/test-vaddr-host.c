@@ -665,6 +665,148 @@ static bool back_in(int fd, uint64_t off)
 }
 
 /*
+ * The memory of mistakes on a real process and its real pagemap: child 0's cold file pages
+ * are advised; the child reads 2 MiB of them back; the next cycle learns exactly those pages
+ * (the rest stays out), holds them back while DAMON's age is below twice the interval seen,
+ * advises them again once older, and forgives them when they stay out for their watch. The
+ * status JSON and the metrics show it.
+ */
+static void learn_host(const struct cgrp_root *cg, const char *mine, const char *procs, int fd)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct child_args ca = { 0, procs, false };
+	char pol[PATH_MAX * 3 + 256];
+	const struct vaddr_policy_stats *ps;
+	struct vaddr *v = NULL;
+	struct damon d;
+	struct cfg *cfg;
+	pid_t pid[NCHILD] = { -1, -1 };
+	uint64_t adv, held, learned;
+	unsigned left0, left;
+	bool up;
+
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 250ms\nmax_access_rate = 0%%\n"
+		 "memory = file\nquota = none\nlearn = yes\n",
+		 mine);
+	cfg = load_policy(f->top, f->state_dir, pol);
+	pid[0] = child_fork(toucher_setup, NULL, &ca);
+	up = cfg && pid[0] > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+	     damon_acquire(&d) == 0 && vaddr_new(&v, cfg, &d, cg) == 0;
+	ok(up, "learn: a child with cold and hot file pages, min_age 250ms, learn = yes");
+	if (!up)
+		goto out;
+	vaddr_cycle(v);
+	set_regions(f, pid);
+	usleep(1100000);
+	vaddr_cycle(v);
+	vaddr_cycle(v);
+	ps = vaddr_policy_stats(v, "host");
+	/*
+	 * MADV_PAGEOUT takes only folios on the LRU: a page faulted in on another CPU moments
+	 * before may still wait in that CPU's batch and stay; such pages are not watched
+	 */
+	left0 = resident(fd, 0, 2 * MIB);
+	left = left0 + resident(fd, 3 * MIB, MIB);
+	ok(ps->advised_bytes_total == 3 * MIB && left <= 64,
+	   "learn: its 3 MiB of cold pages are advised and out (%u pages left in)", left);
+	ok(ps->watched_bytes == 3 * MIB - left * 4096ull && ps->pagemap_pages_total >= 768,
+	   "learn: and watched but for those (%" PRIu64 " bytes), their pagemap read after the "
+	   "advice",
+	   ps->watched_bytes);
+	kill(pid[0], SIGUSR1);
+	ok(back_in(fd, 0), "learn: the child reads 2 MiB of them back");
+	vaddr_cycle(v);
+	ps = vaddr_policy_stats(v, "host");
+	learned = ps->learned_bytes;
+	ok(ps->learned_ranges >= 1 && learned >= (512 - left0) * 4096ull && learned <= 2 * MIB &&
+		   ps->learned_total == ps->learned_ranges,
+	   "learn: the pages back are learned, nothing else (%" PRIu64 " ranges, %" PRIu64
+	   " bytes)",
+	   ps->learned_ranges, learned);
+	is_u64(ps->back_pages_total, 512 - left0,
+	       "learn: the pages back count as attributed refaults");
+	ok(ps->watched_bytes == MIB - (left - left0) * 4096ull,
+	   "learn: the MiB that stayed out is still watched");
+	ok(ps->learned_interval_max_us >= 1000000 && ps->learned_interval_max_us < 10000000,
+	   "learn: the interval is the idle time before the advice and the time out (%" PRIu64
+	   " us)",
+	   ps->learned_interval_max_us);
+	{
+		struct report_src rs = {
+			.cfg = cfg, .vaddr = v, .status = "test", .damon_owned = true
+		};
+		struct sbuf b = { 0 };
+		char want[160];
+
+		report_stats_json(&rs, &b);
+		snprintf(want, sizeof(want),
+			 "\"learned\":{\"enabled\":true,\"ranges\":%" PRIu64 ",\"bytes\":%" PRIu64
+			 ",",
+			 ps->learned_ranges, learned);
+		ok(b.s && strstr(b.s, want), "learn: the status JSON shows the learned ranges");
+		free(b.s);
+		b = (struct sbuf){ 0 };
+		report_metrics(&rs, &b);
+		snprintf(want, sizeof(want),
+			 "pageoutd_refaults_attributed_total{policy=\"host\",engine=\"vaddr\"} "
+			 "%u\n",
+			 512 - left0);
+		ok(b.s && strstr(b.s, want) &&
+			   strstr(b.s,
+				  "pageoutd_learned_ranges{policy=\"host\",engine=\"vaddr\"} "),
+		   "learn: and the metrics");
+		free(b.s);
+		b = (struct sbuf){ 0 };
+		report_detail(&rs, &b);
+		snprintf(want, sizeof(want), "  learned: %" PRIu64 " ranges, ", ps->learned_ranges);
+		ok(b.s && strstr(b.s, want) && strstr(b.s, " 1 learned, 0 forgiven, "),
+		   "learn: and pageoutctl stats");
+		free(b.s);
+	}
+	/* DAMON sees it idle again, but for less than twice the interval: held back */
+	held = ps->skipped_total[SKIP_LEARNED];
+	adv = ps->advised_bytes_total;
+	f->vr[0].age = 5;
+	vaddr_cycle(v);
+	usleep(500000);
+	f->vr[0].age = 10;
+	vaddr_cycle(v);
+	ps = vaddr_policy_stats(v, "host");
+	ok(ps->skipped_total[SKIP_LEARNED] - held >= learned && ps->advised_bytes_total == adv,
+	   "learn: idle 1 s, it is held back (%" PRIu64 " bytes counted as learned)",
+	   ps->skipped_total[SKIP_LEARNED] - held);
+	/* idle long enough: advised again, then forgiven once out for its whole watch */
+	f->vr[0].age = 100;
+	usleep(2600000);
+	vaddr_cycle(v);
+	vaddr_cycle(v);
+	ps = vaddr_policy_stats(v, "host");
+	ok(ps->advised_bytes_total - adv == learned,
+	   "learn: idle for twice its interval, it is advised again (%" PRIu64 " bytes)",
+	   ps->advised_bytes_total - adv);
+	usleep(2600000);
+	vaddr_cycle(v);
+	ps = vaddr_policy_stats(v, "host");
+	ok(ps->learned_ranges == 0 && ps->forgiven_total >= 1 &&
+		   ps->forgiven_bytes_total == learned,
+	   "learn: out for its whole watch, it is forgiven");
+out:
+	if (pid[0] > 0) {
+		kill(pid[0], SIGKILL);
+		waitpid(pid[0], NULL, 0);
+	}
+	vaddr_free(v);
+	if (up) {
+		damon_release(&d);
+		damon_close(&d);
+	}
+	cfg_free(cfg);
+	fake_free(f);
+}
+
+/*
  * Per-cgroup figures under a frozen_only policy over two apps (mine/app0 frozen, mine/app1
  * running), on the v1 freezer tree in a temp directory: only the frozen app's cold memory is
  * reclaimed and counted to it; its frozen time grows; a thaw opens the major fault window,
@@ -1157,6 +1299,7 @@ int main(void)
 	confirm_snapshots(&cg, mine, procs, fd);
 	edge_piece(&cg, mine, procs, fd);
 	frozen_gate(&cg, mine, procs, fd);
+	learn_host(&cg, mine, procs, fd);
 	if (made)
 		per_cgroup(&cg, mine, fd);
 	else
