@@ -27,6 +27,7 @@
 #include "pageoutd/log.h"
 #include "pageoutd/vaddr.h"
 #include "vmtest.h"
+#include "warm.h"
 #include "../../lib/tap.h"
 
 #define B0 0x7e0000000000ULL
@@ -728,13 +729,113 @@ static void turned_hot(void)
 	vm_cg_remove("/vmt-flip");
 }
 
+/*
+ * The memory of mistakes (learn): per process a hot set, warm sets read in one burst every
+ * 3, 6 and 20 s, and a cold set never touched, min_age = 3 s (warm.h). Each warm set's
+ * refaults are counted by the process itself.
+ */
+#define WARM_PROCS 2
+#define WARM_SECS 100
+
+static const struct warm_spec warm_spec = {
+	.cold_mb = 32,
+	.hot_mb = 8,
+	.set_mb = 16,
+	.nsets = 3,
+	.period_s = { 3, 6, 20 },
+	.cgroup = "/vmt-warm",
+};
+
+static void warm(void)
+{
+	const struct warm_spec *ws = &warm_spec;
+	struct warm_counts *f = warm_counts_new(WARM_PROCS);
+	pid_t app[WARM_PROCS], d;
+	char p[256], buf[1024];
+	long cold = 0;
+	const long cold_kb = WARM_PROCS * ws->cold_mb * 1024;
+	unsigned refaulted = 0, quiet = 0;
+	double learned, held;
+	char *js;
+
+	if (!f) {
+		ok(0, "warm: shared counters");
+		return;
+	}
+	vm_cg_make(ws->cgroup);
+	write_config("auto", "1s");
+	snprintf(p, sizeof(p), "%s/conf.d/app.conf", conf_dir);
+	unlink(p);
+	snprintf(buf, sizeof(buf),
+		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 3s\n"
+		 "max_access_rate = 0%%\nmemory = anon\nquota = 256M/1s\nswap_reserve = 5%%\n"
+		 "max_refault_rate = 0.2%%\nlearn = yes\n",
+		 ws->cgroup);
+	snprintf(p, sizeof(p), "%s/conf.d/warm.conf", conf_dir);
+	vm_put(p, buf);
+	ok(warm_spawn(ws, WARM_PROCS, f, app) == WARM_PROCS,
+	   "warm: %d processes in %s, each %u MiB cold, %u MiB hot and %u MiB warm sets read "
+	   "every 3, 6 and 20 s",
+	   WARM_PROCS, ws->cgroup, ws->cold_mb, ws->hot_mb, ws->set_mb);
+	d = vm_daemon_start(conf_dir, "/tmp/pageoutd-warm.log", ~0ULL);
+	vm_sleep_ms(WARM_SECS * 1000);
+	for (unsigned k = 0; k < WARM_PROCS; k++)
+		cold += vm_area_swap_kb(app[k], WARM_COLD(k));
+	printf("# warm: cold %ld of %ld kB swapped after %d s\n", cold, cold_kb, WARM_SECS);
+	for (unsigned k = 0; k < WARM_PROCS; k++)
+		for (unsigned w = 0; w < ws->nsets; w++) {
+			unsigned first = warm_first(&f[k], w);
+			uint64_t a30, l30;
+
+			if (first >= WARM_SECS) {
+				printf("# warm: process %u, %u s set: never refaulted\n", k,
+				       ws->period_s[w]);
+				continue;
+			}
+			refaulted++;
+			a30 = warm_sum(&f[k], w, first, first + 30);
+			l30 = warm_sum(&f[k], w, WARM_SECS - 30, WARM_SECS);
+			quiet += first + 30 <= WARM_SECS - 30 && l30 * 4 <= a30;
+			printf("# warm: process %u, %u s set: first refault at %u s; major faults "
+			       "%" PRIu64 " in the 30 s from then, %" PRIu64 " in the last 30 s\n",
+			       k, ws->period_s[w], first, a30, l30);
+		}
+	js = vm_ask(SOCK, "stats\n");
+	learned = vm_metric(SOCK, "pageoutd_learned_total{policy=\"warm\",engine=\"vaddr\"} ");
+	held = vm_metric(SOCK, "pageoutd_skipped_bytes_total{policy=\"warm\",reason=\"learned\"} ");
+	printf("# warm: %.0f ranges learned, %.0f bytes held back as learned\n", learned, held);
+	ok(cold >= cold_kb * 90 / 100, "warm: at least 90%% of the cold sets are swapped out");
+	ok(refaulted >= WARM_PROCS,
+	   "warm: warm sets refaulted at first (min_age below their period)");
+	is_int(quiet, refaulted,
+	       "warm: each of them refaults in its last 30 s at most a quarter of its first 30 s");
+	ok(learned >= 1 && held > 0, "warm: the metrics count ranges learned and bytes held back");
+	ok(js && strstr(js, "\"learned\":{\"enabled\":true,\"ranges\":") &&
+		   !strstr(js, "\"learned\":{\"enabled\":true,\"ranges\":0,"),
+	   "warm: the status JSON has the learned ranges");
+	free(js);
+	ok(system("grep -q 'learned [0-9]* range(s)' /tmp/pageoutd-warm.log") == 0,
+	   "warm: the log says what was learned");
+	is_int(vm_daemon_stop(d), 0, "warm: pageoutd exits 0");
+	vm_show_log("/tmp/pageoutd-warm.log", 4);
+	for (unsigned k = 0; k < WARM_PROCS; k++)
+		vm_reap(app[k]);
+	vm_cg_remove(ws->cgroup);
+	munmap(f, WARM_PROCS * sizeof(*f));
+	unlink(p);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } subtests[] = {
-	{ "reclaim", reclaim },	      { "turned_hot", turned_hot },
-	{ "frozen", frozen },	      { "swap_reserve", swap_reserve },
-	{ "swap_limit", swap_limit }, { "middle_exit", middle_exit },
+	{ "reclaim", reclaim },
+	{ "turned_hot", turned_hot },
+	{ "frozen", frozen },
+	{ "swap_reserve", swap_reserve },
+	{ "swap_limit", swap_limit },
+	{ "middle_exit", middle_exit },
+	{ "warm", warm },
 };
 
 int main(int argc, char **argv)
