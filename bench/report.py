@@ -67,6 +67,43 @@ def android(out, k):
     return md
 
 
+def warm(out, k):
+    """The warm-set table of one kernel (bench warm), if it ran, with issue 25's figures."""
+    end = rows(os.path.join(out, "warm_end-%s.csv" % k))
+    if not end:
+        return []
+    md = ["### Warm sets beside cold ones (bench warm: 3 processes in /bw, each 16 MiB hot, "
+          "32 MiB warm read in one burst every 6 s, 48 MiB cold; min_age 3 s; warm-%s.png)" % k,
+          "",
+          "| method | cold reclaimed at the end | time to 90% of the cold sets | warm-set major "
+          "faults per 30 s window | in the last 30 s | all major faults of the processes |",
+          "|---|---|---|---|---|---|"]
+    allflt = {}
+    for r in rows(os.path.join(out, "warm-%s.csv" % k)):
+        allflt[r["method"]] = r["majflt"]  # cumulative: the last second's
+    for r in end:
+        wins = [w for w in r["warm_majflt_per_30s"].split(";") if w]
+        t90 = r["t90_s"]
+        md.append("| %s | %s%% | %s | %s | %s | %s |" % (
+            r["method"], f(r["cold_pct"]), (t90 + " s") if t90 not in ("-1", "") else "never",
+            " / ".join(wins), wins[-1] if wins else "-", allflt.get(r["method"], "-")))
+    md.append("")
+    by = {r["method"]: r for r in end}
+    mine = by.get("pageoutd-vaddr")
+    if mine:
+        wins = [int(w) for w in mine["warm_majflt_per_30s"].split(";") if w]
+        first = next((w for w in wins if w > 0), 0)
+        ok_cold = float(mine["cold_pct"]) >= 90
+        ok_warm = bool(wins) and first > 0 and wins[-1] * 4 <= first
+        md += ["| target (pageoutd-vaddr) | met | figure |", "|---|---|---|",
+               "| cold sets at least 90%% reclaimed | %s | %s%% |" % (
+                   "met" if ok_cold else "**not met**", f(mine["cold_pct"])),
+               "| warm-set faults in the last 30 s at most a quarter of the first window with "
+               "faults | %s | %s of %s |" % ("met" if ok_warm else "**not met**",
+                                             wins[-1] if wins else "-", first), ""]
+    return md
+
+
 def main():
     out, qsecs, kernels = sys.argv[1], sys.argv[2], sys.argv[3:]
     md = ["# pageoutd bench results", "",
@@ -230,6 +267,7 @@ def main():
         if not qual:
             md.append("(no per-second quality data for %s)" % k)
         md += android(out, k)
+        md += warm(out, k)
     host = rows(os.path.join(out, "host_scale.csv"))
     md += ["## Daemon cost natively (bench/host/cycle on the machine that ran make bench)", "",
            "The vaddr engine's real cycle over N real processes in a real cgroup, three DAMON "

@@ -6,7 +6,8 @@
 # or not, and PNG plots (gnuplot). A step left out keeps its earlier CSVs.
 set -eu
 b=. s=. q=45 scale=${BENCH_SCALE:-1 10 100} host_scale=${BENCH_HOST_SCALE:-1 10 100 300}
-steps="quality apply scale android" android_steps=${BENCH_ANDROID_STEPS:-21}
+steps="quality apply scale android warm" android_steps=${BENCH_ANDROID_STEPS:-21}
+warm_secs=${BENCH_WARM_SECONDS:-120}
 # the steps bench/host/cycle runs in the guest as well (each must be in host_scale)
 calib="1 10"
 while getopts b:s:q:S: o; do
@@ -34,6 +35,8 @@ has apply && cmd="$cmd && ./bench apply" tables="$tables apply"
 has scale && cmd="$cmd && ./bench scale $scale && ./cycle $calib" tables="$tables scale host_scale"
 # the app lifecycle of tests/vm/guest/vm-android with the shipped cached-apps.conf
 has android && cmd="$cmd && ./bench android $android_steps" tables="$tables android"
+# warm sets beside cold ones: the memory of mistakes against the back-off alone and DAMOS
+has warm && cmd="$cmd && ./bench warm $warm_secs" tables="$tables warm warm_end"
 has scale && echo "bench: host cycle cost (scale $host_scale, native, emulated DAMON tree)"
 # shellcheck disable=SC2086
 if ! has scale; then
@@ -72,7 +75,7 @@ for k in "$@"; do
 done
 # the summary covers every kernel with results in $out, not only the ones booted now: a run of
 # some steps or kernels keeps the others' figures
-kernels=$(cd "$out" && for c in quality_end-*.csv android-*.csv; do
+kernels=$(cd "$out" && for c in quality_end-*.csv android-*.csv warm_end-*.csv; do
 	[ -f "$c" ] && c=${c%.csv} && echo "${c##*-}"
 done | sort -u)
 # shellcheck disable=SC2086
@@ -82,6 +85,10 @@ if command -v gnuplot >/dev/null; then
 		has quality || continue
 		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-cold-$k.png'; col=3; ttl='cold memory reclaimed (%), $k'" "$s/bench/quality.gp"
 		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-hot-$k.png'; col=5; ttl='hot set refaulted (% of hot pages), $k'" "$s/bench/quality.gp"
+	done
+	for k in "$@"; do
+		has warm || continue
+		gnuplot -e "csv='$out/warm-$k.csv'; png='$out/warm-$k.png'; ttl='warm sets (32 MiB read every 6 s) beside cold ones, min_age 3 s, $k'" "$s/bench/warm.gp"
 	done
 	for k in "$@"; do
 		has scale || continue

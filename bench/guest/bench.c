@@ -15,6 +15,9 @@
  *   bench android STEPS     the Android-like app lifecycle of tests/vm (lifecycle.h) under
  *                           pageoutd with the shipped cached-apps.conf, then under the kernel's
  *                           DAMOS vaddr pageout over the same apps
+ *   bench warm SECONDS      warm sets (tests/vm/guest/warm.h) beside cold ones: pageoutd-vaddr
+ *                           with its memory of mistakes, pageoutd-vaddr with the policy-wide
+ *                           back-off alone (learn = no), the kernel's DAMOS vaddr pageout
  *
  * Output: lines "BENCH,<table>,<fields...>" (CSV, parsed by bench/run.sh) and "#" comments.
  */
@@ -34,6 +37,7 @@
 #include "pageoutd/paddr.h"
 #include "pageoutd/pscheme.h"
 #include "../../tests/vm/guest/lifecycle.h"
+#include "../../tests/vm/guest/warm.h"
 
 #define COLD_ADDR 0x7e0000000000ULL
 #define HOT_ADDR (COLD_ADDR + 64 * MIB) /* a hole between the two, as in tests/vm */
@@ -455,6 +459,113 @@ static int quality(unsigned secs, int argc, char **argv)
 		       s.hot_out_pct, s.hot_refault_pct, s.saved_kb, s.other_kb, t95);
 		workload_stop(&w);
 	}
+	return 0;
+}
+
+/* --- warm sets: the memory of mistakes against a policy-wide back-off and DAMOS --- */
+
+#define WARM_N 3
+static const struct warm_spec warm_bench = {
+	.cold_mb = 48,
+	.hot_mb = 16,
+	.set_mb = 32,
+	.nsets = 1,
+	.period_s = { 6 },
+	.cgroup = "/bw",
+};
+
+static const char *const warm_method[] = { "pageoutd-vaddr", "pageoutd-vaddr-nolearn",
+					   "damos-vaddr" };
+
+/*
+ * One run of warm method m for secs seconds on fresh processes: one line per second (cold
+ * swapped %, the warm sets' major faults in that second, all major faults of the processes),
+ * then one end line (cold % at the end, seconds to 90% of the cold sets, the warm sets' faults
+ * in each 30 s window).
+ */
+static void warm_one(unsigned m, unsigned secs)
+{
+	struct warm_counts *c = warm_counts_new(WARM_N);
+	struct damon_target t[WARM_N];
+	struct damon_scheme sc;
+	struct run r = { 0 };
+	pid_t pids[WARM_N];
+	long flt0[WARM_N];
+	double cold_pct = 0, t90 = -1;
+	char pol[512], win[256] = "";
+	size_t wl = 0;
+
+	if (!c)
+		return;
+	vm_cg_make(warm_bench.cgroup);
+	if (warm_spawn(&warm_bench, WARM_N, c, pids) != WARM_N) {
+		printf("# warm: %s: the workload did not start\n", warm_method[m]);
+		goto out;
+	}
+	for (unsigned k = 0; k < WARM_N; k++)
+		flt0[k] = vm_majflt(pids[k]);
+	if (m < 2) {
+		snprintf(pol, sizeof(pol),
+			 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = 3s\n"
+			 "max_access_rate = 0%%\nmemory = anon\nquota = 1G/1s\nswap_reserve = 5%%\n"
+			 "max_refault_rate = 0.2%%\nlearn = %s\n",
+			 warm_bench.cgroup, m == 0 ? "yes" : "no");
+		put_conf(pol);
+		r.daemon = daemon_start();
+	} else {
+		memset(t, 0, sizeof(t));
+		memset(&sc, 0, sizeof(sc));
+		for (unsigned k = 0; k < WARM_N; k++)
+			t[k].pid = pids[k];
+		if (damos_start(&r, "vaddr", t, WARM_N, &sc) < 0)
+			printf("# warm: %s: DAMOS did not start\n", warm_method[m]);
+	}
+	for (unsigned s = 1; s <= secs; s++) {
+		long cold = 0, flt = 0;
+		uint64_t wf = 0;
+
+		vm_sleep_ms(1000);
+		for (unsigned k = 0; k < WARM_N; k++) {
+			long v = vm_area_swap_kb(pids[k], WARM_COLD(k));
+
+			cold += v > 0 ? v : 0;
+			flt += vm_majflt(pids[k]) - flt0[k];
+			wf += warm_sum(&c[k], 0, s - 1, s);
+		}
+		cold_pct = 100.0 * (double)cold / (WARM_N * warm_bench.cold_mb * 1024.0);
+		if (t90 < 0 && cold_pct >= 90)
+			t90 = s;
+		printf("BENCH,warm,%s,%u,%.2f,%" PRIu64 ",%ld\n", warm_method[m], s, cold_pct, wf,
+		       flt);
+	}
+	method_stop(m < 2 ? M_VADDR : M_DAMOS, &r);
+	for (unsigned from = 0; from + 30 <= secs; from += 30) {
+		uint64_t n = 0;
+
+		for (unsigned k = 0; k < WARM_N; k++)
+			n += warm_sum(&c[k], 0, from, from + 30);
+		wl += (size_t)snprintf(win + wl, sizeof(win) - wl, "%s%" PRIu64, wl ? ";" : "", n);
+		if (wl >= sizeof(win))
+			break;
+	}
+	printf("BENCH,warm_end,%s,%.2f,%.0f,%s\n", warm_method[m], cold_pct, t90, win);
+out:
+	for (unsigned k = 0; k < WARM_N; k++)
+		vm_reap(pids[k]);
+	vm_sleep_ms(300);
+	vm_cg_remove(warm_bench.cgroup);
+	munmap(c, WARM_N * sizeof(*c));
+}
+
+static int warm(unsigned secs)
+{
+	if (secs > WARM_MAX_SECS)
+		secs = WARM_MAX_SECS;
+	mkdir(state_dir, 0700);
+	printf("BENCH,warm_head,method,t,cold_pct,warm_majflt,majflt\n");
+	printf("BENCH,warm_end_head,method,cold_pct,t90_s,warm_majflt_per_30s\n");
+	for (unsigned m = 0; m < sizeof(warm_method) / sizeof(warm_method[0]); m++)
+		warm_one(m, secs);
 	return 0;
 }
 
@@ -953,6 +1064,8 @@ int main(int argc, char **argv)
 		return quality((unsigned)atoi(argv[2]), argc - 3, argv + 3);
 	if (argc >= 2 && !strcmp(argv[1], "apply"))
 		return apply();
+	if (argc >= 3 && !strcmp(argv[1], "warm"))
+		return warm((unsigned)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "scale"))
 		return scale(argc - 2, argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "android")) {
@@ -960,6 +1073,7 @@ int main(int argc, char **argv)
 			return 1;
 		return android((unsigned)atoi(argv[2]));
 	}
-	fprintf(stderr, "usage: bench quality SECONDS | apply | scale N... | android STEPS\n");
+	fprintf(stderr, "usage: bench quality SECONDS | apply | scale N... | android STEPS | warm "
+			"SECONDS\n");
 	return 2;
 }
