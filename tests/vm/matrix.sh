@@ -76,7 +76,7 @@ fi
 	echo "of zram; where the mirror's packages of a kernel hold no zram module, it swaps on a"
 	echo "512 MiB raw disk image instead, virtio or NVMe, whichever driver the kernel has (and"
 	echo "vm-paddr's page cache is on a second such disk), behind zswap where the kernel has it:"
-	echo "the kernel column says so. On a bare disk three checks report a TAP SKIP (tests/vm/README)."
+	echo "the kernel column says so. On a bare disk five checks report a TAP SKIP (tests/vm/README)."
 	echo
 	echo "| series | kernel | DAMON features detected | checks | time | booted |"
 	echo "|---|---|---|---|---|---|"

@@ -805,10 +805,20 @@ static void warm(void)
 	held = vm_metric(SOCK, "pageoutd_skipped_bytes_total{policy=\"warm\",reason=\"learned\"} ");
 	printf("# warm: %.0f ranges learned, %.0f bytes held back as learned\n", learned, held);
 	ok(cold >= cold_kb * 90 / 100, "warm: at least 90%% of the cold sets are swapped out");
-	ok(refaulted >= WARM_PROCS,
-	   "warm: warm sets refaulted at first (min_age below their period)");
-	is_int(quiet, refaulted,
-	       "warm: each of them refaults in its last 30 s at most a quarter of its first 30 s");
+	/* the processes count a fault by mincore(), which a page in the swap cache defeats */
+	if (vm_swap_sync()) {
+		ok(refaulted >= WARM_PROCS,
+		   "warm: warm sets refaulted at first (min_age below their period)");
+		is_int(quiet, refaulted,
+		       "warm: each of them refaults in its last 30 s at most a quarter of its "
+		       "first 30 s");
+	} else {
+		skip("warm: warm sets refaulted at first (min_age below their period)",
+		     VM_SWAP_ASYNC);
+		skip("warm: each of them refaults in its last 30 s at most a quarter of its first "
+		     "30 s",
+		     VM_SWAP_ASYNC);
+	}
 	ok(learned >= 1 && held > 0, "warm: the metrics count ranges learned and bytes held back");
 	ok(js && strstr(js, "\"learned\":{\"enabled\":true,\"ranges\":") &&
 		   !strstr(js, "\"learned\":{\"enabled\":true,\"ranges\":0,"),
