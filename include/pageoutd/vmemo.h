@@ -25,11 +25,11 @@
 /* an advised range is watched for this many times the min_age that chose it */
 #define VMEMO_WATCH_FACTOR 8
 /*
- * a learned range is advised again only once idle for this many times its re-access interval,
- * doubled for each time it was found back again (DAMON's age misled the plan there), at most
- * VMEMO_MAX_DOUBLINGS times
+ * a learned range is advised again only once idle for this many times its re-access interval
+ * (DAMON's sampling can miss a burst or two), doubled for each time it was found back again
+ * (DAMON's age misled the plan there), at most VMEMO_MAX_DOUBLINGS times
  */
-#define VMEMO_HOLD_FACTOR 2
+#define VMEMO_HOLD_FACTOR 4
 #define VMEMO_MAX_DOUBLINGS 5
 /* runs of pages found back less than this many pages apart are learned as one range */
 #define VMEMO_GAP_PAGES 16

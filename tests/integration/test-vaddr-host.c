@@ -667,7 +667,8 @@ static bool back_in(int fd, uint64_t off)
 /*
  * The memory of mistakes on a real process and its real pagemap: child 0's cold file pages
  * are advised; the child reads 2 MiB of them back; the next cycle learns exactly those pages
- * (the rest stays out), holds them back while DAMON's age is below twice the interval seen,
+ * (the rest stays out), holds them back while DAMON's age is below its hold (four times the
+ * interval seen),
  * advises them again once older, and forgives them when they stay out for their watch. The
  * status JSON and the metrics show it.
  */
@@ -765,7 +766,7 @@ static void learn_host(const struct cgrp_root *cg, const char *mine, const char 
 		   "learn: and pageoutctl stats");
 		free(b.s);
 	}
-	/* DAMON sees it idle again, but for less than twice the interval: held back */
+	/* DAMON sees it idle again, but for less than its hold: held back */
 	held = ps->skipped_total[SKIP_LEARNED];
 	adv = ps->advised_bytes_total;
 	f->vr[0].age = 5;
@@ -779,14 +780,14 @@ static void learn_host(const struct cgrp_root *cg, const char *mine, const char 
 	   ps->skipped_total[SKIP_LEARNED] - held);
 	/* idle long enough: advised again, then forgiven once out for its whole watch */
 	f->vr[0].age = 100;
-	usleep(2600000);
+	usleep(4800000);
 	vaddr_cycle(v);
 	vaddr_cycle(v);
 	ps = vaddr_policy_stats(v, "host");
 	ok(ps->advised_bytes_total - adv == learned,
-	   "learn: idle for twice its interval, it is advised again (%" PRIu64 " bytes)",
+	   "learn: idle for its hold, it is advised again (%" PRIu64 " bytes)",
 	   ps->advised_bytes_total - adv);
-	usleep(2600000);
+	usleep(4800000);
 	vaddr_cycle(v);
 	ps = vaddr_policy_stats(v, "host");
 	ok(ps->learned_ranges == 0 && ps->forgiven_total >= 1 &&

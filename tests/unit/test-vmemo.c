@@ -2,7 +2,7 @@
 /*
  * The vaddr engine's memory of mistakes (vmemo): advised ranges watched, pages found back
  * learned under their addresses whatever DAMON's regions look like, held back until idle for
- * twice their interval, forgiven when they stay out, bounded per process.
+ * four times their interval, forgiven when they stay out, bounded per process.
  */
 #include <config.h>
 
@@ -46,7 +46,7 @@ static void learn_and_hold(void)
 	ok(vmemo_back(&m, 0, 100 * K, &back, K, 117 * S, &n, &learned) == 0, "a read of it");
 	ok(m.nr == 1 && m.rec[0].start == 10 * K && m.rec[0].end == 20 * K, "the run is learned");
 	is_u64(m.rec[0].interval_us, 20 * S, "its interval: idle before + out");
-	is_u64(m.rec[0].hold_us, 40 * S, "its hold: twice the interval");
+	is_u64(m.rec[0].hold_us, 80 * S, "its hold: four times the interval");
 	ok(n.learned == 1 && n.back_pages == 10 && learned.nr == 1, "counted, and returned");
 	ok(m.nw == 2 && m.w[0].end == 10 * K && m.w[1].start == 20 * K && m.w[1].read_us == 117 * S,
 	   "the run leaves the watch, the rest stays, read now");
@@ -58,7 +58,7 @@ static void learn_and_hold(void)
 		 */
 		const uint64_t a[][3] = { { 0, 12, 30 * S },
 					  { 12, 15, 30 * S },
-					  { 15, 50, 45 * S } };
+					  { 15, 50, 90 * S } };
 
 		t = todo(a, 3);
 		ok(vmemo_hold(&m, &t, 200 * S, &out, &held) == 0,
@@ -70,7 +70,7 @@ static void learn_and_hold(void)
 		vrange_list_fini(&t);
 	}
 	{
-		const uint64_t a[][3] = { { 0, 100, 40 * S } };
+		const uint64_t a[][3] = { { 0, 100, 90 * S } };
 
 		held = 0;
 		t = todo(a, 1);
@@ -78,20 +78,23 @@ static void learn_and_hold(void)
 		ok(out.nr == 2 && held == 10 * K,
 		   "DAMON's age says idle for its hold, but it was found back only 13 s ago: held");
 		held = 0;
+		vmemo_hold(&m, &t, 196 * S, &out, &held);
+		ok(out.nr == 2 && held == 10 * K, "79 s after: still held");
+		held = 0;
 		vmemo_hold(&m, &t, 200 * S, &out, &held);
 		ok(out.nr == 1 && out.r[0].end == 100 * K && held == 0,
 		   "idle for its hold, by DAMON's age and since found back: advised again");
 		vrange_list_fini(&t);
 	}
-	/* advised again at 160 s (idle 40 s): watched for its hold, not only the window */
-	ok(vmemo_watch(&m, 10 * K, 20 * K, 40 * S, 24 * S, 160 * S) == 0, "advised again");
-	ok(m.w[1].start == 10 * K && m.w[1].until_us == 200 * S, "watched as long as it is held");
+	/* advised again at 160 s (idle 90 s): watched for its hold, not only the window */
+	ok(vmemo_watch(&m, 10 * K, 20 * K, 90 * S, 24 * S, 160 * S) == 0, "advised again");
+	ok(m.w[1].start == 10 * K && m.w[1].until_us == 240 * S, "watched as long as it is held");
 	/* found back again at 170 s: reinforced, a longer hold */
 	vrange_list_fini(&learned);
 	ok(vmemo_back(&m, 10 * K, 20 * K, &back, K, 170 * S, &n, &learned) == 0 && m.nr == 1 &&
-		   m.rec[0].mistakes == 2 && m.rec[0].interval_us == 50 * S &&
-		   m.rec[0].hold_us == 200 * S,
-	   "found back again: two mistakes, interval 50 s, hold twice 2 x 50 s");
+		   m.rec[0].mistakes == 2 && m.rec[0].interval_us == 100 * S &&
+		   m.rec[0].hold_us == 800 * S,
+	   "found back again: two mistakes, interval 100 s, hold twice 4 x 100 s");
 	vmemo_fini(&m);
 	ok(m.nw == 0 && m.nr == 0 && !m.w && !m.rec, "the process exits: all freed");
 	vrange_list_fini(&back);
@@ -107,13 +110,13 @@ static void forgive(void)
 
 	vmemo_watch(&m, 0, 8 * K, 3 * S, 24 * S, 0);
 	vmemo_back(&m, 0, 8 * K, &back, K, 6 * S, &n, NULL);
-	ok(m.nr == 1 && m.nw == 0 && m.rec[0].hold_us == 18 * S, "learned: hold 18 s");
+	ok(m.nr == 1 && m.nw == 0 && m.rec[0].hold_us == 36 * S, "learned: hold 36 s");
 	ok(vmemo_expire(&m, 100 * S, &n) == 0 && n.forgiven == 0 && m.nr == 1,
 	   "a record is not forgiven while its range is not advised again");
 	/* idle for its hold: advised again at 120 s, half of it stays out */
 	vmemo_watch(&m, 0, 8 * K, 20 * S, 24 * S, 120 * S);
-	ok(m.nw == 1 && m.w[0].until_us == 144 * S, "advised again, watched");
-	vmemo_expire(&m, 143 * S, &n);
+	ok(m.nw == 1 && m.w[0].until_us == 156 * S, "advised again, watched for its hold");
+	vmemo_expire(&m, 155 * S, &n);
 	ok(m.nw == 1 && m.nr == 1 && n.forgiven == 0, "not forgiven before its watch ends");
 	vrange_list_fini(&back);
 	back = run(0, 4);

@@ -804,6 +804,15 @@ static void warm(void)
 	learned = vm_metric(SOCK, "pageoutd_learned_total{policy=\"warm\",engine=\"vaddr\"} ");
 	held = vm_metric(SOCK, "pageoutd_skipped_bytes_total{policy=\"warm\",reason=\"learned\"} ");
 	printf("# warm: %.0f ranges learned, %.0f bytes held back as learned\n", learned, held);
+	{
+		const char *o = js ? strstr(js, "\"learned\":{") : NULL;
+		const char *e = o ? strchr(o, '}') : NULL;
+
+		printf("# warm: the JSON's %.*s; pageoutd_learned_ranges %.0f\n",
+		       o && e ? (int)(e - o + 1) : 4, o && e ? o : "none",
+		       vm_metric(SOCK,
+				 "pageoutd_learned_ranges{policy=\"warm\",engine=\"vaddr\"} "));
+	}
 	ok(cold >= cold_kb * 90 / 100, "warm: at least 90%% of the cold sets are swapped out");
 	/* the processes count a fault by mincore(), which a page in the swap cache defeats */
 	if (vm_swap_sync()) {
