@@ -20,7 +20,10 @@ CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (Debian: clang libclang-rt-14-dev)" >&2; exit 1; }
 libs="inih libcgroup"
 grep -q '^#define HAVE_SYSTEMD 1' "$b/config.h" && libs="$libs libsystemd"
-srcs="util log config cgroup cgstat loop cfgwatch kpod damon dmodule madvise policy engine vrange vma vplan vtarget vaddr pscheme paddr server report daemon control"
+# the library's sources, as Makefile.am lists them for src/libpageoutd.a
+srcs=$(sed -n '/^src_libpageoutd_a_SOURCES/,/[^\\]$/p' "$s/Makefile.am" | tr ' \t\\' '\n\n\n' |
+	sed -n 's|^src/\(.*\)\.c$|\1|p' | tr '\n' ' ')
+[ -n "$srcs" ] || { echo "fuzz: no sources found in Makefile.am" >&2; exit 1; }
 out="$b/tests/fuzz"
 mkdir -p "$out"
 for target in "$@"; do
