@@ -928,8 +928,6 @@ static void memo_check(struct vaddr *v, struct vpolicy *vp, struct vtarget *t, u
 	if (w) {
 		memcpy(w, m->w, nw * sizeof(*w));
 		qsort(w, nw, sizeof(*w), cmp_watch_read);
-	}
-	if (w) {
 		pm = vtarget_pagemap_open(t);
 		r = pm < 0 ? pm : 0;
 	}
@@ -1039,7 +1037,7 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 			 uint64_t *rss_drop)
 {
 	struct madv_range *mr = calloc(n, sizeof(*mr));
-	uint64_t rss0, rss1;
+	uint64_t rss0, rss1, now;
 	int r, pm;
 
 	if (!mr)
@@ -1053,11 +1051,13 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 	rss1 = vtarget_rss(t, v->page_size);
 	if (rss0 > rss1)
 		*rss_drop += rss0 - rss1;
+	/* one time for the call: the ranges of one advice share a watch where they touch */
+	now = now_usec();
 	pm = memo_on(v, vp) ? vtarget_pagemap_open(t) : -1;
 	for (size_t k = 0; k < n; k++) {
 		book_range(v, vp, t, &mr[k], &w[k].r, r);
-		if (mr[k].done && memo_on(v, vp))
-			memo_watch(v, vp, t, pm, &mr[k], &w[k].r, now_usec());
+		if (mr[k].done && pm >= 0)
+			memo_watch(v, vp, t, pm, &mr[k], &w[k].r, now);
 	}
 	if (pm >= 0)
 		close(pm);

@@ -176,16 +176,13 @@ int vmemo_expire(struct vmemo *m, uint64_t now, struct vmemo_tally *tally)
 			uint64_t s = max_u64(p->start, w.start),
 				 e = p->end < w.end ? p->end : w.end;
 
-			if (s >= e)
-				continue;
-			tally->forgiven++;
-			tally->forgiven_bytes += e - s;
-			if (carve_records(m, s, e) < 0) {
-				r = -ENOMEM;
-				break;
+			if (s < e) {
+				tally->forgiven++;
+				tally->forgiven_bytes += e - s;
 			}
-			k = (size_t)-1; /* the records changed: look again from the first */
 		}
+		if (carve_records(m, w.start, w.end) < 0)
+			r = -ENOMEM;
 		memmove(&m->w[i], &m->w[i + 1], (m->nw - i - 1) * sizeof(*m->w));
 		m->nw--;
 		i--;

@@ -18,7 +18,7 @@
 
 #include "pageoutd/vrange.h"
 
-/* advised ranges watched per process; the nearest two merge beyond it */
+/* advised ranges watched per process; the one nearest its end gives way beyond it */
 #define VMEMO_MAX_WATCHES 256
 /* learned ranges per process; the nearest two merge beyond it */
 #define VMEMO_MAX_RECORDS 64
@@ -91,9 +91,10 @@ int vmemo_expire(struct vmemo *m, uint64_t now, struct vmemo_tally *tally);
  * are ignored). Each run, joined to the next ones less than VMEMO_GAP_PAGES apart, becomes or
  * reinforces a record: its interval is the watch's idle_us plus the time since the advice
  * (the reuse came at most now), its hold VMEMO_HOLD_FACTOR times the longest interval seen
- * there, doubled for each mistake after the first. The runs leave the watch; the rest of it was read out at now (read_us). Counts go to
- * *tally; the learned ranges are appended to *learned when it is not NULL (their age_us is the
- * interval). Returns 0 or -ENOMEM. The watches' indices may change.
+ * there, doubled for each mistake after the first. The runs leave the watch; the rest of it
+ * was read out at now (read_us). Counts go to *tally; the learned ranges are appended to
+ * *learned when it is not NULL (their age_us is the interval). Returns 0 or -ENOMEM. The
+ * watches' indices may change.
  */
 int vmemo_back(struct vmemo *m, uint64_t start, uint64_t end, const struct vrange_list *back,
 	       uint64_t page_size, uint64_t now, struct vmemo_tally *tally,
