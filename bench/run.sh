@@ -83,19 +83,19 @@ python3 "$s/bench/report.py" "$out" "$q" $kernels
 if command -v gnuplot >/dev/null; then
 	for k in "$@"; do
 		has quality || continue
-		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-cold-$k.png'; col=3; ttl='cold memory reclaimed (%), $k'" "$s/bench/quality.gp"
-		gnuplot -e "csv='$out/quality-$k.csv'; png='$out/quality-hot-$k.png'; col=5; ttl='hot set refaulted (% of hot pages), $k'" "$s/bench/quality.gp"
+		gnuplot -e "dir='$s/bench'; csv='$out/quality-$k.csv'; png='$out/quality-cold-$k.png'; col=3; ttl='cold memory reclaimed (%), $k'" "$s/bench/quality.gp"
+		gnuplot -e "dir='$s/bench'; csv='$out/quality-$k.csv'; png='$out/quality-hot-$k.png'; col=5; ttl='hot set refaulted (% of hot pages), $k'" "$s/bench/quality.gp"
 	done
 	for k in "$@"; do
 		has warm || continue
-		gnuplot -e "csv='$out/warm-$k.csv'; png='$out/warm-$k.png'; ttl='warm sets (32 MiB read every 6 s) beside cold ones, min_age 3 s, $k'" "$s/bench/warm.gp"
+		gnuplot -e "dir='$s/bench'; csv='$out/warm-$k.csv'; png='$out/warm-$k.png'; ttl='warm sets (32 MiB read every 6 s) beside cold ones, min_age 3 s, $k'" "$s/bench/warm.gp"
 	done
 	for k in "$@"; do
 		has scale || continue
-		gnuplot -e "csv='$out/scale-$k.csv'; png='$out/scale-$k.png'; ttl='pageoutd CPU per 5 s cycle, $k guest (TCG)'" "$s/bench/scale.gp"
+		gnuplot -e "dir='$s/bench'; csv='$out/scale-$k.csv'; png='$out/scale-$k.png'; ttl='pageoutd CPU per 5 s cycle, $k guest (TCG)'" "$s/bench/scale.gp"
 	done
 	has scale && [ -f "$out/host_scale.csv" ] &&
-		gnuplot -e "csv='$out/host_scale.csv'; png='$out/host_scale.png'; host=1; ttl='pageoutd CPU per cycle, natively on the bench host'" "$s/bench/scale.gp"
+		gnuplot -e "dir='$s/bench'; csv='$out/host_scale.csv'; png='$out/host_scale.png'; host=1; ttl='pageoutd CPU per cycle, natively on the bench host'" "$s/bench/scale.gp"
 else
 	echo "bench: gnuplot not found (Debian: gnuplot-nox): no plots" >&2
 fi

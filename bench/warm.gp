@@ -1,4 +1,4 @@
-# gnuplot -e "csv='...'; png='...'; ttl='...'" warm.gp: bench warm over time, one line per
+# gnuplot -e "dir=BENCHDIR; csv='...'; png='...'; ttl='...'" warm.gp: bench warm over time, one line per
 # method (its own colour and dash): cold memory reclaimed, and the warm sets' major faults
 # per 5 s
 set datafile separator ','
@@ -8,15 +8,14 @@ set multiplot layout 2,1 title ttl
 set grid
 set key outside right
 methods = system("tail -n +2 ".csv." | cut -d, -f1 | uniq | tr '\\n' ' '")
-set linetype 1 lc rgb '#1b9e77' dt 1 lw 2
-set linetype 2 lc rgb '#d95f02' dt 2 lw 2
-set linetype 3 lc rgb '#7570b3' dt 4 lw 2
-set linetype 4 lc rgb '#e7298a' dt 5 lw 2
+load dir.'/methods.gp'
 set ylabel 'cold reclaimed (%)'
 set yrange [0:105]
-plot for [i=1:words(methods)] csv using 2:(strcol(1) eq word(methods, i) ? column(3) : NaN) with lines lt i title word(methods, i)
+plot for [i=1:words(methods)] csv using 2:(strcol(1) eq word(methods, i) ? column(3) : NaN) with lines \
+	lw width(word(methods, i)) lc rgb col(word(methods, i)) dt dash(word(methods, i)) title word(methods, i)
 set ylabel 'warm-set major faults per 5 s'
 set xlabel 'seconds'
 set yrange [0:*]
-plot for [i=1:words(methods)] csv using (5 * ceil(column(2) / 5.0)):(strcol(1) eq word(methods, i) ? column(4) : 0) smooth frequency with steps lt i title word(methods, i)
+plot for [i=1:words(methods)] csv using (5 * ceil(column(2) / 5.0)):(strcol(1) eq word(methods, i) ? column(4) : 0) smooth frequency with steps \
+	lw width(word(methods, i)) lc rgb col(word(methods, i)) dt dash(word(methods, i)) title word(methods, i)
 unset multiplot
