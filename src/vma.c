@@ -91,7 +91,13 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret)
 			v = &ret->v[ret->nr++];
 			v->start = s;
 			v->end = e;
-			if (path[0] == '/')
+			/*
+			 * no access at all (PROT_NONE): a reservation or a guard, whose pages
+			 * cannot be in use; a database may reserve terabytes this way
+			 */
+			if (!strncmp(perms, "---", 3))
+				v->cls = VMA_SPECIAL;
+			else if (path[0] == '/')
 				v->cls = VMA_FILE;
 			else if (path[0] == '[' && strncmp(path, "[heap]", 6) &&
 				 strncmp(path, "[stack", 6) && strncmp(path, "[anon:", 6))

@@ -19,7 +19,7 @@ enum vma_class {
 	VMA_ANON,
 	VMA_FILE,
 	VMA_LOCKED,  /* VmFlags lo, ht, pf or io */
-	VMA_SPECIAL, /* [vdso], [vvar], [vsyscall], [uprobes], ... */
+	VMA_SPECIAL, /* [vdso], [vvar], [vsyscall], [uprobes], ..., and any VMA without access */
 };
 
 struct vma {
