@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # rootfs.sh CACHE: make CACHE/rootfs-apps-bookworm.cpio, once: a minimal Debian 12 root file
-# system with the real applications bench/apps runs (PostgreSQL 15 and its pgbench) and
+# system with the real applications bench/apps runs (PostgreSQL 15 and its pgbench; MariaDB
+# 10.11 and sysbench) and
 # pageoutd's runtime libraries, as an uncompressed newc archive the kernel unpacks as its
 # initramfs (run.sh boots it with its own /init, no service manager). mmdebstrap fetches the
 # packages from the Debian mirror of this machine's apt sources (tests/vm/mirror.sh); later
@@ -20,14 +21,15 @@ uri=$(debian_mirror | head -n 1)
 [ -n "$uri" ] || { echo "rootfs.sh: no Debian mirror in this machine's apt sources" >&2; exit 1; }
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-# the applications and their load generators (pgbench is in postgresql-client-15); what the
+# the applications and their load generators (pgbench is in postgresql-client-15; MariaDB's
+# server and client cores without the server package's Galera, Perl and rsync); what the
 # guest script calls (ps, taskset, mkfs.ext4, swapon, insmod); pageoutd's own libraries, which
 # are the ones the host build links against (bookworm)
-pkgs=postgresql-15,postgresql-client-15,procps,util-linux,mount,kmod,e2fsprogs,gawk
+pkgs=postgresql-15,postgresql-client-15,mariadb-server-core,mariadb-client-core,sysbench,procps,util-linux,mount,kmod,e2fsprogs,gawk
 pkgs=$pkgs,libinih1,libcgroup2,libsystemd0
 tmp=$(mktemp -d "$cache/rootfs-apps.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-echo "rootfs.sh: building a bookworm root file system with PostgreSQL from the machine's Debian mirror" >&2
+echo "rootfs.sh: building a bookworm root file system with PostgreSQL and MariaDB from the machine's Debian mirror" >&2
 # docs, man pages and locales are left out; no service is started while the packages install
 # (mmdebstrap's policy-rc.d), and postgresql-common's default cluster is not made: the guest
 # makes its own with initdb in the bench's data directory

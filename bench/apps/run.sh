@@ -1,17 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh -b BUILDDIR -s SRCDIR [-C CACHE] [-t SECS] [-o OPTS] [-1] [KERNEL...]: bench/apps.
-# Boot each kernel once with the Debian root file system of rootfs.sh (PostgreSQL 15 and
-# pgbench from Debian's packages) and run pg.sh OPTS there with the methods of BENCH_APPS_METHODS;
-# then write bench/results/apps-pg-KERNEL.csv (every second of every run), apps-pg_end-KERNEL.csv
-# (one row per run), apps-pg-KERNEL.png and the tables of apps.md (report.py), for every kernel
-# with results there. No kernel: only the report from the CSVs already there.
+# Boot each kernel once with the Debian root file system of rootfs.sh (PostgreSQL 15 with
+# pgbench, MariaDB 10.11 with sysbench, from Debian's packages) and run each application's
+# driver there (BENCH_APPS, "pg my": pg.sh, my.sh) with OPTS and the methods of
+# BENCH_APPS_METHODS; then write, per application APP, bench/results/apps-APP-KERNEL.csv
+# (every second of every run), apps-APP_end-KERNEL.csv (one row per run), apps-APP-KERNEL.png
+# and the tables of apps.md (report.py), for every kernel with results there. No kernel: only
+# the report and plots from the CSVs already there.
 #   -C DIR   kernels and root file systems (PAGEOUTD_VM_CACHE, else tests/vm/cache)
-#   -t SECS  timeout of one boot (3600)
+#   -t SECS  timeout of one boot (7200: both applications, ten methods each, take about 50 minutes)
 #   -o OPTS  pg.sh's options (BENCH_APPS_OPTS; see pg.sh)
 #   -1       single-threaded TCG (tests/vm/README)
 set -eu
-b=. s=. cache="" timeout=3600 accel=tcg,thread=multi opts=${BENCH_APPS_OPTS:-}
+b=. s=. cache="" timeout=7200 accel=tcg,thread=multi opts=${BENCH_APPS_OPTS:-}
+apps=${BENCH_APPS:-pg my}
 methods=${BENCH_APPS_METHODS:-none pageoutd-vaddr pageoutd-paddr pageoutd-tuned-vaddr pageoutd-tuned-paddr damos-vaddr damos-paddr damon_reclaim memory.reclaim-2 none}
 while getopts b:s:C:t:o:1 o; do
 	case $o in
@@ -39,13 +42,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pageoutd-apps.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
 # the files of this run, appended to the cached root file system as a second cpio archive (the
-# kernel unpacks both) under /bench: init.sh, pg.sh, the ticker, pageoutd (its libraries are
+# kernel unpacks both) under /bench: init.sh, the drivers and lib.sh, the ticker, pageoutd (its libraries are
 # the root's: rootfs.sh installs them), the shipped configuration, zram's modules
 initrd() {
 	ov=$work/overlay
 	rm -rf "$ov"
 	mkdir -p "$ov/bench/conf"
-	cp "$s/bench/apps/init.sh" "$s/bench/apps/pg.sh" "$b/bench/apps/ticker" "$b/pageoutd" "$ov/bench/"
+	cp "$s/bench/apps/init.sh" "$s/bench/apps/lib.sh" "$s/bench/apps/pg.sh" "$s/bench/apps/my.sh" \
+		"$b/bench/apps/ticker" "$b/pageoutd" "$ov/bench/"
 	cp "$s/conf/pageoutd.conf" "$s"/conf/conf.d/*.conf "$ov/bench/conf/"
 	[ -d "$s/bench/apps/conf" ] && cp "$s"/bench/apps/conf/*.conf "$ov/bench/conf/"
 	[ "$(swap_kind "$cache/$1")" = zram ] ||
@@ -60,7 +64,7 @@ initrd() {
 boot() {
 	: >"$work/status"
 	: >"$work/console"
-	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -cpu max -m 2048 -smp 2 \
+	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -cpu max -m 3072 -smp 2 \
 		-nodefaults -no-user-config -display none -vga none -no-reboot \
 		-serial "file:$work/console" -serial "file:$work/status" \
 		-kernel "$cache/$1/vmlinuz" -initrd "$work/initrd" \
@@ -73,10 +77,11 @@ boot() {
 
 for k in "$@"; do
 	"$v/kernel.sh" "$k" "$cache"
-	# shellcheck disable=SC2086
-	initrd "$k" "./pg.sh $opts $methods"
+	cmd=""
+	for a in $apps; do cmd="$cmd${cmd:+ && }./$a.sh $opts $methods"; done
+	initrd "$k" "$cmd"
 	log=$out/apps-guest-$k.log
-	echo "bench/apps: booting $k (pg.sh $opts $methods)"
+	echo "bench/apps: booting $k ($cmd)"
 	boot "$k" >"$log" 2>&1
 	if ! grep -q '^vm: payload start' "$log" && ! grep -q . "$work/status"; then
 		echo "bench/apps: the guest died before its payload started; booting once more" | tee -a "$log"
@@ -88,25 +93,27 @@ for k in "$@"; do
 		tail -n 30 "$log" >&2
 		exit 1
 	fi
-	{
-		echo "method,t,mem_kb,swap_kb,anon_kb,file_kb,shmem_kb,majflt,tps,tps_5s"
-		# the samples, with pgbench's tps of the same second of the same run and its mean
-		# over the 5 s ending there
-		awk -F, '$1 == "APPS_TPS" { tps[$3 "," $4] = $5 }
-			$1 == "APPS" { s[++n] = $0; r[n] = $3; t[n] = $4 }
-			END { for (i = 1; i <= n; i++) {
-				line = s[i]; sub(/^APPS,pg,/, "", line)
-				k = r[i] "," t[i]; sum = 0; c = 0
-				for (j = t[i] - 4; j <= t[i]; j++)
-					if ((r[i] "," j) in tps) { sum += tps[r[i] "," j]; c++ }
-				print line "," (k in tps ? tps[k] : "") "," (c ? sprintf("%.1f", sum / c) : "") } }' "$log"
-	} >"$out/apps-pg-$k.csv"
-	{
-		grep '^APPS_HEAD,pg,' "$log" | head -n 1 | cut -d, -f3-
-		grep '^APPS_END,pg,' "$log" | cut -d, -f3-
-	} >"$out/apps-pg_end-$k.csv"
+	for a in $apps; do
+		{
+			echo "method,t,mem_kb,swap_kb,anon_kb,file_kb,shmem_kb,majflt,anon_thp_kb,tps,tps_5s"
+			# the samples, with the load's tps of the same second of the same run and its
+			# mean over the 5 s ending there
+			awk -F, -v app="$a" '$1 == "APPS_TPS" && $2 == app { tps[$3 "," $4] = $5 }
+				$1 == "APPS" && $2 == app { s[++n] = $0; r[n] = $3; t[n] = $4 }
+				END { for (i = 1; i <= n; i++) {
+					line = s[i]; sub(/^APPS,[^,]*,/, "", line)
+					k = r[i] "," t[i]; sum = 0; c = 0
+					for (j = t[i] - 4; j <= t[i]; j++)
+						if ((r[i] "," j) in tps) { sum += tps[r[i] "," j]; c++ }
+					print line "," (k in tps ? tps[k] : "") "," (c ? sprintf("%.1f", sum / c) : "") } }' "$log"
+		} >"$out/apps-$a-$k.csv"
+		{
+			grep "^APPS_HEAD,$a," "$log" | head -n 1 | cut -d, -f3-
+			grep "^APPS_END,$a," "$log" | cut -d, -f3-
+		} >"$out/apps-${a}_end-$k.csv"
+	done
 done
-kernels=$(cd "$out" && for c in apps-pg_end-*.csv; do
+kernels=$(cd "$out" && for c in apps-*_end-*.csv; do
 	[ -f "$c" ] && c=${c%.csv} && echo "${c##*-}"
 done | sort -u)
 [ -n "$kernels" ] || { echo "bench/apps: no results in $out" >&2; exit 1; }
@@ -114,8 +121,15 @@ done | sort -u)
 python3 "$s/bench/apps/report.py" "$out" $kernels
 if command -v gnuplot >/dev/null; then
 	for k in $kernels; do
-		gnuplot -e "csv='$out/apps-pg-$k.csv'; png='$out/apps-pg-$k.png'; ttl='PostgreSQL 15 + pgbench (zipfian), $k guest'" \
-			"$s/bench/apps/apps.gp"
+		for a in pg my; do
+			[ -f "$out/apps-$a-$k.csv" ] || continue
+			case $a in
+			pg) ttl="PostgreSQL 15 + pgbench (zipfian), $k guest" ;;
+			my) ttl="MariaDB 10.11 + sysbench oltp_read_only (99% of draws on 5% of rows), $k guest" ;;
+			esac
+			gnuplot -e "dir='$s/bench'; app='$a'; csv='$out/apps-$a-$k.csv'; png='$out/apps-$a-$k.png'; ttl='$ttl'" \
+				"$s/bench/apps/apps.gp"
+		done
 	done
 else
 	echo "bench/apps: gnuplot not found (Debian: gnuplot-nox): no plots" >&2
