@@ -165,6 +165,22 @@ def app_section(out, k, app):
                          "is within this boot's noise." % (100 * band, 100 * (1 - TPS_MIN)))
     lines.append("\n**Target for %s on %s: %s.**\n" % (
         app, k, ("met, with the shipped " + " and ".join(verdict)) if verdict else "not met"))
+    if len(none) > 1:
+        # the same comparison with the bounds widened by the none runs' own spread: what this
+        # boot can tell apart at all
+        lo = min(r["tps_ratio"] for r in none) * TPS_MIN
+        hi = max(r["p99_ratio"] for r in none) * P99_MAX
+        inb = [m for m in methods if m != "none" and summary[m]["tps_ratio"] >= lo
+               and summary[m]["p99_ratio"] <= hi]
+        if inb:
+            lines.append("Read within this boot's noise (throughput >= %.3f, p99 <= %.2f: the "
+                         "bounds times the none runs' worst ratios), the methods inside are, by "
+                         "memory taken: %s.\n" % (lo, hi, ", ".join(
+                             "%s %.1f MiB" % (m, summary[m][SAVED] / 1024)
+                             for m in sorted(inb, key=lambda m: -summary[m][SAVED]))))
+        else:
+            lines.append("Read within this boot's noise (throughput >= %.3f, p99 <= %.2f), no "
+                         "method is inside.\n" % (lo, hi))
     return lines
 
 
