@@ -26,6 +26,7 @@
 
 #include "pageoutd/config.h"
 #include "pageoutd/log.h"
+#include "pageoutd/sampling.h"
 #include "pageoutd/util.h"
 
 enum ktype {
@@ -687,9 +688,11 @@ static unsigned key_line(const struct pstate *ps, enum section s, const char *na
 
 static void check_damon(struct pstate *ps)
 {
-	const struct cfg_damon *m = &ps->cfg->damon;
+	struct cfg_damon *m = &ps->cfg->damon;
 	unsigned l;
 
+	m->sample_set = key_line(ps, SEC_DAMON, "sample_interval") != 0;
+	m->aggr_set = key_line(ps, SEC_DAMON, "aggr_interval") != 0;
 	if (m->aggr_us < m->sample_us) {
 		l = key_line(ps, SEC_DAMON, "aggr_interval")
 			    ?: key_line(ps, SEC_DAMON, "sample_interval");
@@ -972,6 +975,7 @@ int cfg_load(const char *file, const char *dir, bool dir_required, struct cfg **
 		cfg_free(cfg);
 		return r;
 	}
+	sampling_derive(cfg);
 	*ret = cfg;
 	return 0;
 }
@@ -1078,10 +1082,14 @@ void cfg_print(const struct cfg *cfg, FILE *f)
 	fprintf(f,
 		"damon: sysfs_root=%s sample_interval=%s aggr_interval=%s update_interval=%s "
 		"min_regions=%llu max_regions=%llu release_modules=%s\n",
-		m->sysfs_root, fmt_duration(b, sizeof(b), m->sample_us),
-		fmt_duration(c, sizeof(c), m->aggr_us), fmt_duration(e, sizeof(e), m->update_us),
+		m->sysfs_root, m->sample_set ? fmt_duration(b, sizeof(b), m->sample_us) : "derived",
+		m->aggr_set ? fmt_duration(c, sizeof(c), m->aggr_us) : "derived", fmt_duration(e, sizeof(e), m->update_us),
 		(unsigned long long)m->min_regions, (unsigned long long)m->max_regions,
 		m->release_modules ? "yes" : "no");
+	for (int g = ENGINE_VADDR; g <= ENGINE_PADDR; g++)
+		if (cfg->sampling[g].min_age_us || cfg->sampling[g].configured)
+			fprintf(f, "damon %s: %s\n", cfg_engine_name((enum cfg_engine)g),
+				sampling_describe(&cfg->sampling[g], line, sizeof(line)));
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		fprintf(f, "policy %s: %s\n", cfg->policies[i].name,
 			cfg_policy_describe(&cfg->policies[i], line, sizeof(line)));

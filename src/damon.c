@@ -29,6 +29,7 @@
 #include "pageoutd/damon.h"
 #include "pageoutd/dmodule.h"
 #include "pageoutd/log.h"
+#include "pageoutd/sampling.h"
 #include "pageoutd/util.h"
 
 /* --- I/O --- */
@@ -889,6 +890,25 @@ int damon_write_targets(struct damon *d, unsigned slot, const struct damon_ctx *
 	return 0;
 }
 
+/*
+ * The kernel's interval tuner of context c (6.15+): on between ctx->sample_us and
+ * ctx->tune_max_sample_us, or off (aggrs 0) where that is 0. Written every time: a kdamond
+ * pageoutd took over may hold another owner's goal.
+ */
+static int write_intervals_goal(struct damon *d, const char *c, const struct damon_ctx *ctx)
+{
+	bool on = ctx->tune_max_sample_us > ctx->sample_us;
+	char p[PATH_MAX], g[PATH_MAX];
+
+	mkpath(g, sizeof(g), "%s/monitoring_attrs/intervals/intervals_goal", c);
+	return wr_u64(d, mkpath(p, sizeof(p), "%s/access_bp", g), on ? SAMPLING_TUNE_ACCESS_BP : 0)
+		       ?: wr_u64(d, mkpath(p, sizeof(p), "%s/aggrs", g), on ? SAMPLING_TUNE_AGGRS : 0)
+		       ?: wr_u64(d, mkpath(p, sizeof(p), "%s/min_sample_us", g),
+				 on ? ctx->sample_us : 0)
+		       ?: wr_u64(d, mkpath(p, sizeof(p), "%s/max_sample_us", g),
+				 on ? ctx->tune_max_sample_us : 0);
+}
+
 int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
 {
 	char c[64], p[256];
@@ -924,6 +944,8 @@ int damon_write_ctx(struct damon *d, unsigned slot, const struct damon_ctx *ctx)
 	r = r
 		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/update_us", c),
 			      ctx->update_us);
+	if (d->feat.intervals_goal)
+		r = r ?: write_intervals_goal(d, c, ctx);
 	r = r
 		    ?: wr_u64(d, mkpath(p, sizeof(p), "%s/monitoring_attrs/nr_regions/max", c),
 			      ctx->max_regions);
@@ -1292,4 +1314,32 @@ void damon_pattern_all(struct damon_access_pattern *p)
 	p->nr_accesses_max = DAMON_U32_MAX;
 	p->age_min = 0;
 	p->age_max = DAMON_U32_MAX;
+}
+
+int damon_read_intervals(struct damon *d, unsigned slot, uint64_t *sample_us, uint64_t *aggr_us)
+{
+	char p[PATH_MAX];
+	int r;
+
+	if (!d->owned || slot >= d->nr_kdamonds)
+		return -EPERM;
+	if (!d->feat.intervals_goal)
+		return -EOPNOTSUPP;
+	/* with refresh_ms the kernel copies them itself (6.17+) */
+	r = slot < DAMON_MAX_KDAMONDS && d->refresh_ms[slot]
+		    ? 0
+		    : state_cmd(d, slot, "update_tuned_intervals");
+	r = r
+		    ?: rd_u64(d,
+			      mkpath(p, sizeof(p),
+				     "kdamonds/%u/contexts/0/monitoring_attrs/intervals/sample_us",
+				     slot),
+			      sample_us);
+	r = r
+		    ?: rd_u64(d,
+			      mkpath(p, sizeof(p),
+				     "kdamonds/%u/contexts/0/monitoring_attrs/intervals/aggr_us",
+				     slot),
+			      aggr_us);
+	return r;
 }

@@ -11,6 +11,7 @@
 
 #include "pageoutd/engine.h"
 #include "pageoutd/log.h"
+#include "pageoutd/sampling.h"
 #include "pageoutd/util.h"
 
 static struct engine_policy *entry(const void *pol, size_t size, size_t i)
@@ -116,4 +117,45 @@ int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct poli
 	if (cgrp_current(cg, path, &cur) == 0)
 		in->memory_bytes += cur;
 	return r;
+}
+
+uint64_t engine_intervals_tune_max(const struct cfg *cfg, enum cfg_engine e,
+				   const struct damon_features *f)
+{
+	return f->intervals_goal ? cfg->sampling[e].tune_max_sample_us : 0;
+}
+
+void engine_intervals_config(struct engine_intervals *iv, const struct cfg *cfg, enum cfg_engine e,
+			     const struct damon_features *f)
+{
+	const struct cfg_sampling *s = &cfg->sampling[e];
+	struct cfg_sampling shown = *s;
+	char buf[sizeof(iv->said)];
+
+	iv->sample_us = s->sample_us;
+	iv->aggr_us = s->aggr_us;
+	iv->tuned = engine_intervals_tune_max(cfg, e, f) != 0;
+	/* the tuner's range is said only where this kernel has one */
+	if (!iv->tuned)
+		shown.tune_max_sample_us = 0;
+	sampling_describe(&shown, buf, sizeof(buf));
+	if (strcmp(buf, iv->said)) {
+		log_msg(LOG_NOTICE, "%s: DAMON %s", cfg_engine_name(e), buf);
+		str_copy(iv->said, sizeof(iv->said), buf);
+	}
+}
+
+int engine_intervals_read(struct engine_intervals *iv, struct damon *d, unsigned slot)
+{
+	uint64_t sample, aggr;
+	int r;
+
+	if (!iv->tuned)
+		return 0;
+	r = damon_read_intervals(d, slot, &sample, &aggr);
+	if (r < 0)
+		return r;
+	iv->sample_us = sample;
+	iv->aggr_us = aggr;
+	return 0;
 }

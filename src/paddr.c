@@ -78,9 +78,10 @@ struct paddr {
 	bool running, dirty;
 	int watchfd; /* inotify fd the frozen_only cgroups are watched on, -1: none */
 	struct paddr_stats s;
-	char self_cg[PATH_MAX]; /* pageoutd's own memory cgroup: never given a scheme */
-	unsigned mem_nodes;	/* NUMA nodes with memory (zoneinfo), 0 before it is read */
-	int first_nid;		/* the first of them */
+	struct engine_intervals iv; /* the kdamond's sample and aggregation intervals */
+	char self_cg[PATH_MAX];	    /* pageoutd's own memory cgroup: never given a scheme */
+	unsigned mem_nodes;	    /* NUMA nodes with memory (zoneinfo), 0 before it is read */
+	int first_nid;		    /* the first of them */
 };
 
 /* --- lifecycle --- */
@@ -95,6 +96,7 @@ int paddr_set_config(struct paddr *p, const struct cfg *cfg)
 	p->pol = pol;
 	if (r < 0)
 		return r;
+	engine_intervals_config(&p->iv, cfg, ENGINE_PADDR, &p->d->feat);
 	p->dirty = true;
 	return 0;
 }
@@ -531,8 +533,9 @@ static int write_ctx(struct paddr *p, bool pause)
 	if (!s)
 		return -ENOMEM;
 	str_copy(c.ops, sizeof(c.ops), "paddr");
-	c.sample_us = p->cfg->damon.sample_us;
+	c.sample_us = p->cfg->sampling[ENGINE_PADDR].sample_us;
 	c.aggr_us = pscheme_aggr_us(p->cfg);
+	c.tune_max_sample_us = engine_intervals_tune_max(p->cfg, ENGINE_PADDR, &p->d->feat);
 	c.update_us = p->cfg->damon.update_us > c.aggr_us ? p->cfg->damon.update_us : c.aggr_us;
 	c.min_regions = p->cfg->damon.min_regions;
 	c.max_regions = p->cfg->damon.max_regions;
@@ -1063,6 +1066,8 @@ int paddr_cycle(struct paddr *p)
 	read_nodes(p);
 	/* the counters first, while the kernel's schemes are still the ones we know */
 	read_stats(p, false);
+	if (p->running && (r = engine_intervals_read(&p->iv, p->d, DAMON_SLOT_PADDR)) < 0)
+		log_msg(LOG_DEBUG, "paddr: reading the tuned intervals: %s", strerror(-r));
 	note_limits(p);
 	sync_cgroups(p);
 	/* what a failed read leaves out counts as 0: no swap known, so no anonymous pageout */
@@ -1121,6 +1126,11 @@ int paddr_cycle(struct paddr *p)
 }
 
 /* --- reporting --- */
+
+const struct engine_intervals *paddr_intervals(const struct paddr *p)
+{
+	return &p->iv;
+}
 
 const struct paddr_stats *paddr_stats(const struct paddr *p)
 {

@@ -59,9 +59,10 @@ int pscheme_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max)
 
 uint64_t pscheme_aggr_us(const struct cfg *cfg)
 {
-	uint64_t min = (uint64_t)PSCHEME_MIN_SAMPLES * cfg->damon.sample_us;
+	const struct cfg_sampling *sp = &cfg->sampling[ENGINE_PADDR];
+	uint64_t min = (uint64_t)PSCHEME_MIN_SAMPLES * sp->sample_us;
 
-	uint64_t aggr = cfg->damon.aggr_us > min ? cfg->damon.aggr_us : min;
+	uint64_t aggr = sp->aggr_us > min ? sp->aggr_us : min;
 
 	return aggr ? aggr : 1; /* a divisor */
 }
@@ -202,7 +203,8 @@ void pscheme_build(const struct cfg_policy *p, const struct cfg *cfg,
 		   struct damon_scheme *s)
 {
 	uint64_t aggr = pscheme_aggr_us(cfg);
-	uint64_t samples = cfg->damon.sample_us ? aggr / cfg->damon.sample_us : 1;
+	uint64_t sample = cfg->sampling[ENGINE_PADDR].sample_us;
+	uint64_t samples = sample ? aggr / sample : 1;
 
 	memset(s, 0, sizeof(*s));
 	kinds &= p->memory;

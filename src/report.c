@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pageoutd/engine.h"
 #include "pageoutd/kpod.h"
 #include "pageoutd/report.h"
 
@@ -408,6 +409,14 @@ static void json_cgroups(const struct report_src *r, struct sbuf *b)
 	}
 }
 
+/* An engine's DAMON intervals in force: "sample_us", "aggr_us", "intervals_tuned", then ','. */
+static void json_intervals(struct sbuf *b, const struct engine_intervals *iv)
+{
+	json_u64(b, "sample_us", iv->sample_us, true);
+	json_u64(b, "aggr_us", iv->aggr_us, true);
+	sbuf_printf(b, "\"intervals_tuned\":%s,", iv->tuned ? "true" : "false");
+}
+
 /*
  * The reference semantics of MADV_PAGEOUT the vaddr engine reports: "ignore" or "recheck", and
  * where that comes from ("release" or "configured"); both NULL without a vaddr engine.
@@ -464,6 +473,7 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		json_u64(b, "maps_kept", s->maps_kept, true);
 		json_u64(b, "snapshot_us_total", s->snapshot_us_total, true);
 		json_u64(b, "aggregation_us", s->aggr_us, true);
+		json_intervals(b, vaddr_intervals(r->vaddr));
 		json_u64(b, "targets_dropped_in_place", s->targets_dropped_in_place, true);
 		json_u64(b, "targets_moved", s->targets_moved, true);
 		json_u64(b, "commits", s->commits, true);
@@ -477,6 +487,7 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		json_u64(b, "schemes", s->schemes, true);
 		json_u64(b, "max_schemes", PADDR_MAX_SCHEMES, true);
 		json_u64(b, "ram_bytes", s->ram_bytes, true);
+		json_intervals(b, paddr_intervals(r->paddr));
 		sbuf_printf(b, "\"quota_goals\":%s,", s->goals ? "true" : "false");
 		sbuf_printf(b, "\"kdamond_paused\":%s,", s->kdamond_paused ? "true" : "false");
 		json_u64(b, "commits", s->commits, true);
@@ -778,6 +789,33 @@ static void metrics_paddr(const struct report_src *r, struct sbuf *b)
 	sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n", paddr_stats(r->paddr)->schemes);
 }
 
+/* Each running engine's DAMON intervals in force. */
+static void metrics_intervals(const struct report_src *r, struct sbuf *b)
+{
+	const struct engine_intervals *iv[2] = {
+		r->vaddr ? vaddr_intervals(r->vaddr) : NULL,
+		r->paddr ? paddr_intervals(r->paddr) : NULL,
+	};
+
+	if (!iv[0] && !iv[1])
+		return;
+	metric_header(b, "damon_sample_seconds", "gauge",
+		      "The sample interval of pageoutd's kdamond of each engine, in force");
+	for (int e = 0; e < 2; e++)
+		if (iv[e])
+			sbuf_printf(b, "pageoutd_damon_sample_seconds{engine=\"%s\"} %.6f\n",
+				    cfg_engine_name((enum cfg_engine)e),
+				    (double)iv[e]->sample_us / 1e6);
+	metric_header(b, "damon_aggregation_interval_seconds", "gauge",
+		      "The aggregation interval of pageoutd's kdamond of each engine, in force");
+	for (int e = 0; e < 2; e++)
+		if (iv[e])
+			sbuf_printf(
+				b,
+				"pageoutd_damon_aggregation_interval_seconds{engine=\"%s\"} %.6f\n",
+				cfg_engine_name((enum cfg_engine)e), (double)iv[e]->aggr_us / 1e6);
+}
+
 /* The vaddr engine's kdamond. */
 static void metrics_vaddr(const struct report_src *r, struct sbuf *b)
 {
@@ -926,6 +964,7 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 		metrics_paddr(r, b);
 	if (r->vaddr)
 		metrics_vaddr(r, b);
+	metrics_intervals(r, b);
 	if (r->cgstat)
 		metrics_cgroups(r, b);
 	free(v);
@@ -1088,6 +1127,20 @@ void report_detail(const struct report_src *r, struct sbuf *b)
 	char x[16], y[16], z[16];
 
 	report_status(r, b);
+	for (int e = ENGINE_VADDR; e <= ENGINE_PADDR; e++) {
+		const struct engine_intervals *iv =
+			e == ENGINE_VADDR ? (r->vaddr ? vaddr_intervals(r->vaddr) : NULL)
+					  : (r->paddr ? paddr_intervals(r->paddr) : NULL);
+
+		if (iv)
+			sbuf_printf(b, "\n%s kdamond: sample %s, aggregation %s%s",
+				    cfg_engine_name((enum cfg_engine)e),
+				    fmt_duration(x, sizeof(x), iv->sample_us),
+				    fmt_duration(y, sizeof(y), iv->aggr_us),
+				    iv->tuned ? " (tuned by the kernel)" : "");
+	}
+	if (r->vaddr || r->paddr)
+		sbuf_puts(b, "\n");
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
 		struct policy_figures v;
 		bool any = false;

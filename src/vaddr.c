@@ -63,7 +63,8 @@ struct vaddr {
 	unsigned obsolete_refused; /* commits dropping gone targets refused in a row */
 	uint64_t clock[VPLAN_CLOCK_KEEP]; /* the last interval estimates, 0: none */
 	unsigned nclock;
-	uint64_t cycle_anon; /* anonymous bytes advised this cycle, by every policy */
+	struct engine_intervals iv; /* the kdamond's sample and aggregation intervals */
+	uint64_t cycle_anon;	    /* anonymous bytes advised this cycle, by every policy */
 	struct vaddr_stats s;
 };
 
@@ -79,6 +80,11 @@ enum cfg_refsem vaddr_refsem_of_release(const char *release)
 enum cfg_refsem vaddr_refsem(const struct vaddr *v)
 {
 	return v->refsem;
+}
+
+const struct engine_intervals *vaddr_intervals(const struct vaddr *v)
+{
+	return &v->iv;
 }
 
 const struct vaddr_stats *vaddr_stats(const struct vaddr *v)
@@ -134,9 +140,10 @@ int vaddr_set_config(struct vaddr *v, const struct cfg *cfg)
 	v->pol = pol;
 	if (r < 0)
 		return r;
-	/* the clock is measured against aggr_interval, which may have changed */
+	/* the clock is measured against the aggregation interval, which may have changed */
+	engine_intervals_config(&v->iv, cfg, ENGINE_VADDR, &v->d->feat);
 	v->nclock = 0;
-	v->s.aggr_us = cfg->damon.aggr_us;
+	v->s.aggr_us = v->iv.aggr_us;
 	/* targets of a policy that went away are dropped at the next cycle */
 	for (size_t i = 0; i < v->targets.n; i++)
 		if (v->targets.t[i].policy >= v->npol || !v->pol[v->targets.t[i].policy].active)
@@ -518,9 +525,10 @@ static int fill_ctx(struct vaddr *v, struct damon_ctx *c, struct damon_target **
 	if (!t || !s)
 		return -ENOMEM;
 	str_copy(c->ops, sizeof(c->ops), "vaddr");
-	c->sample_us = v->cfg->damon.sample_us;
-	c->aggr_us = v->cfg->damon.aggr_us;
-	c->update_us = v->cfg->damon.update_us;
+	c->sample_us = v->cfg->sampling[ENGINE_VADDR].sample_us;
+	c->aggr_us = v->cfg->sampling[ENGINE_VADDR].aggr_us;
+	c->tune_max_sample_us = engine_intervals_tune_max(v->cfg, ENGINE_VADDR, &v->d->feat);
+	c->update_us = v->cfg->damon.update_us > c->aggr_us ? v->cfg->damon.update_us : c->aggr_us;
 	c->min_regions = v->cfg->damon.min_regions;
 	c->max_regions = v->cfg->damon.max_regions;
 	for (size_t i = 0; i < v->targets.n; i++) {
@@ -746,7 +754,7 @@ static int cmp_work_addr(const void *a, const void *b)
 static struct vplan_params plan_params(const struct vaddr *v, const struct vtarget *t,
 				       const struct vpolicy *vp, uint64_t now)
 {
-	uint64_t aggr = v->cfg->damon.aggr_us, sample = v->cfg->damon.sample_us;
+	uint64_t aggr = v->iv.aggr_us, sample = v->iv.sample_us;
 
 	return (struct vplan_params){
 		.sample_us = sample,
@@ -1332,7 +1340,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
  */
 static void read_clock(struct vaddr *v, const struct damon_snapshot *snap, uint64_t now)
 {
-	uint64_t aggr = v->cfg->damon.aggr_us, best = 0;
+	uint64_t aggr = v->iv.aggr_us, best = 0;
 
 	for (size_t i = 0; i < v->targets.n && i < snap->nr_schemes; i++) {
 		uint64_t est =
@@ -1417,6 +1425,10 @@ int vaddr_cycle(struct vaddr *v)
 		return r;
 	}
 	log_cond_clear(&v->read_cond);
+	/* a failure keeps the last intervals read, which age figures are no worse for */
+	r = engine_intervals_read(&v->iv, v->d, DAMON_SLOT_VADDR);
+	if (r < 0)
+		log_msg(LOG_DEBUG, "vaddr: reading the tuned intervals: %s", strerror(-r));
 	v->s.snapshots++;
 	v->s.snapshot_us_total += snap.cost_us;
 	if (snap.nr_schemes != v->targets.n)

@@ -52,7 +52,19 @@ struct cfg_damon {
 	uint64_t update_us;
 	uint64_t min_regions;
 	uint64_t max_regions;
-	bool release_modules; /* turn off a DAMON kernel module that holds DAMON (dmodule.h) */
+	bool release_modules;	   /* turn off a DAMON kernel module that holds DAMON (dmodule.h) */
+	bool sample_set, aggr_set; /* sample_interval, aggr_interval given in the file */
+};
+
+/* The intervals one engine's kdamond runs with (sampling.h: how they are derived). */
+struct cfg_sampling {
+	uint64_t sample_us, aggr_us;
+	/* 6.15+: the kernel may lengthen the sample interval up to this, the aggregation interval
+	 * in proportion; 0: no tuning */
+	uint64_t tune_max_sample_us;
+	uint64_t min_age_us;	   /* the shortest min_age of the engine's policies, 0: none */
+	char policy[CFG_NAME_MAX]; /* the policy it is from */
+	bool configured;	   /* [damon] set sample_interval or aggr_interval */
 };
 
 struct cfg_policy {
@@ -88,6 +100,7 @@ struct cfg {
 	char dir[PATH_MAX];
 	struct cfg_daemon daemon;
 	struct cfg_damon damon;
+	struct cfg_sampling sampling[2]; /* by enum cfg_engine */
 	unsigned nr_policies;
 	struct cfg_policy *policies;
 };

@@ -128,6 +128,12 @@ struct damon_target {
 struct damon_ctx {
 	char ops[8]; /* vaddr, paddr, fvaddr */
 	uint64_t sample_us, aggr_us, update_us;
+	/*
+	 * 6.15+ (intervals_goal): the kernel tunes the sample interval between sample_us and this
+	 * (the aggregation interval in proportion) toward SAMPLING_TUNE_ACCESS_BP; 0: no tuning.
+	 * Written as off where it is 0, and ignored where the kernel has no tuner.
+	 */
+	uint64_t tune_max_sample_us;
 	uint64_t min_regions, max_regions;
 	unsigned nr_targets;
 	const struct damon_target *targets;
@@ -327,6 +333,13 @@ int damon_update_stats_now(struct damon *d, unsigned slot);
  * -EPERM (not owned) or -errno.
  */
 int damon_set_refresh(struct damon *d, unsigned slot, uint64_t ms);
+/*
+ * damon_read_intervals: the sample and aggregation intervals owned kdamond slot runs with now,
+ * as its interval tuner (6.15+) left them (update_tuned_intervals, unless refresh_ms copies
+ * them). Returns 0, -EOPNOTSUPP (no tuner: the written intervals are in force), -EPERM (not
+ * owned) or -errno.
+ */
+int damon_read_intervals(struct damon *d, unsigned slot, uint64_t *sample_us, uint64_t *aggr_us);
 /*
  * damon_read_stats: the stats of scheme `scheme` of kdamond slot into *ret, as of the last
  * damon_update_stats. The figures every kernel has must read (else -errno); those of newer

@@ -18,6 +18,7 @@
 
 #include "pageoutd/cgroup.h"
 #include "pageoutd/config.h"
+#include "pageoutd/damon.h"
 #include "pageoutd/policy.h"
 
 #define ENGINE_POLICY_FIELDS                                                                       \
@@ -78,5 +79,32 @@ int engine_read_sys(int procfd, uint64_t page_size, struct policy_input *ret);
  */
 int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct policy_input *in,
 		       uint64_t *ret_resident);
+
+/*
+ * The DAMON intervals of an engine's kdamond: derived from its policies or set in [damon]
+ * (cfg->sampling, sampling.h), and where the kernel tunes them (6.15+), as it left them.
+ */
+struct engine_intervals {
+	uint64_t sample_us, aggr_us; /* in force */
+	bool tuned;		     /* the kernel's tuner is on (intervals_goal) */
+	char said[256];		     /* what was last logged of them */
+};
+
+/*
+ * engine_intervals_config: iv from engine e's cfg->sampling as the kdamond is written with
+ * them, the tuner on where f has it and they allow it. Says them in the log (notice) when they
+ * differ from what was last said.
+ */
+void engine_intervals_config(struct engine_intervals *iv, const struct cfg *cfg, enum cfg_engine e,
+			     const struct damon_features *f);
+/* The tuner's ceiling of engine e's sample interval where f has a tuner and e tunes; 0: off. */
+uint64_t engine_intervals_tune_max(const struct cfg *cfg, enum cfg_engine e,
+				   const struct damon_features *f);
+/*
+ * engine_intervals_read: where the kernel tunes them, the intervals kdamond slot of d runs with
+ * now into iv (damon_read_intervals). Returns 0 (also where nothing is tuned) or -errno; on
+ * failure iv keeps the last ones.
+ */
+int engine_intervals_read(struct engine_intervals *iv, struct damon *d, unsigned slot);
 
 #endif

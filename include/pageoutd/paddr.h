@@ -153,6 +153,9 @@ unsigned paddr_frozen_changed(struct paddr *p);
 void paddr_free(struct paddr *p);
 
 const struct paddr_stats *paddr_stats(const struct paddr *p);
+struct engine_intervals;
+/* The kdamond's intervals in force (engine.h). */
+const struct engine_intervals *paddr_intervals(const struct paddr *p);
 const struct paddr_policy_stats *paddr_policy_stats(const struct paddr *p, const char *policy);
 /* paddr_cgroup_stats: the figures of one cgroup (path), NULL when it has no scheme. */
 const struct paddr_cgroup_stats *paddr_cgroup_stats(const struct paddr *p, const char *path);

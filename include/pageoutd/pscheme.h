@@ -12,6 +12,7 @@
 
 #include "pageoutd/config.h"
 #include "pageoutd/damon.h"
+#include "pageoutd/sampling.h"
 
 /*
  * pscheme_ram_ranges: the top-level "System RAM" ranges of /proc/iomem text, ascending, up to
@@ -22,13 +23,13 @@
 int pscheme_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max);
 
 /*
- * pscheme_aggr_us: the paddr kdamond's aggregation interval: [damon] aggr_interval, but at
+ * pscheme_aggr_us: the paddr kdamond's aggregation interval: cfg->sampling's (sampling.h), but at
  * least PSCHEME_MIN_SAMPLES samples, and never 0 (it is a divisor). A physical region mixes
  * the pages of many users; the access count of a region sampled too few times per interval
  * jumps between intervals, each jump resets the region's age, and cold pages that share a
  * region with used ones never reach min_age.
  */
-#define PSCHEME_MIN_SAMPLES 50
+#define PSCHEME_MIN_SAMPLES SAMPLING_PADDR_PER_AGGR
 uint64_t pscheme_aggr_us(const struct cfg *cfg);
 
 /*

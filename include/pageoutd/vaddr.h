@@ -103,6 +103,9 @@ void vaddr_cgstat(struct vaddr *v, struct cgstat *cs);
 
 /* For status and tests. */
 const struct vaddr_stats *vaddr_stats(const struct vaddr *v);
+struct engine_intervals;
+/* The kdamond's intervals in force (engine.h). */
+const struct engine_intervals *vaddr_intervals(const struct vaddr *v);
 const struct vaddr_policy_stats *vaddr_policy_stats(const struct vaddr *v, const char *policy);
 const struct policy_state *vaddr_policy_state(const struct vaddr *v, const char *policy);
 /*

@@ -9,6 +9,17 @@ echo "$out" | grep -q '^policy batch: cgroup=/batch.slice engine=vaddr'; ok $? "
 echo "$out" | grep -q '^policy machines: cgroup=/machine.slice/\* engine=paddr'; ok $? "machines policy printed"
 echo "$out" | grep '^policy batch: ' | grep -v -q 'quota_time=' && echo "$out" | grep '^policy machines: ' | grep -q ' frozen_only=no'
 ok $? "each policy is printed with the keys of its engine (quota_time: paddr only; frozen_only: both)"
+# the intervals each engine's kdamond gets from the shipped policies (pageoutd.conf(5), [damon])
+echo "$out" | grep -q '^damon: sysfs_root=[^ ]* sample_interval=derived aggr_interval=derived '
+ok $? "the shipped pageoutd.conf leaves the DAMON intervals to be derived"
+echo "$out" | grep -qF 'damon vaddr: sample 30ms, aggregation 600ms (from min_age 30s of policy batch; where the kernel tunes intervals, up to 62500us, 1250ms)'
+ok $? "batch.conf's min_age 30s gives the vaddr kdamond 30 ms samples and 600 ms aggregations"
+echo "$out" | grep -qF 'damon paddr: sample 100ms, aggregation 5s (from min_age 2m of policy machines)'
+ok $? "machines.conf's min_age 2m gives the paddr kdamond 100 ms samples, 5 s aggregations"
+printf '[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n' > "$T/fixed.conf"
+"$PAGEOUTD" --check-config -c "$T/fixed.conf" -d "$top_srcdir/conf/conf.d" 2>&1 |
+	grep -qF 'damon vaddr: sample 5ms, aggregation 100ms (set in [damon])'
+ok $? "intervals set in [damon] win"
 mkdir "$T/android" "$T/android-generic"
 cp "$top_srcdir/conf/android/cached-apps.conf" "$T/android/"
 cp "$top_srcdir/conf/android/cached-apps-generic.conf" "$T/android-generic/"

@@ -259,6 +259,19 @@ def main():
         ok("MADV_PAGEOUT re-checks accesses made during the call here (reference_semantics "
            "recheck, configured); ranges are advised after 2 cold snapshots"
            in ask(sock, "status"), "status: says what the kernel does and the snapshots")
+        # min_age 30s (the default) on 200 ms cycles: 10 ms samples, 50 ms aggregations (vaddr)
+        iv = (doc or {}).get("vaddr", {})
+        ok(iv.get("sample_us") == 10000 and iv.get("aggr_us") == 50000 and
+           iv.get("intervals_tuned") is False and
+           isinstance((doc or {}).get("paddr", {}).get("sample_us"), int),
+           "stats: each engine's DAMON intervals in force (%r)" % (
+               {k: iv.get(k) for k in ("sample_us", "aggr_us", "intervals_tuned")},))
+        ok('pageoutd_damon_sample_seconds{engine="vaddr"} 0.010000' in m and
+           'pageoutd_damon_aggregation_interval_seconds{engine="vaddr"} 0.050000' in m and
+           'pageoutd_damon_sample_seconds{engine="paddr"}' in m,
+           "metrics: each engine's DAMON intervals in force")
+        ok("vaddr kdamond: sample 10ms, aggregation 50ms" in ask(sock, "detail"),
+           "detail (pageoutctl stats): each kdamond's intervals")
         ok(ask(sock, "bogus").startswith("error: unknown request"), "an unknown request is an error")
         # per cgroup: the web policy's cgroup (not frozen_only: no frozen figures)
         cgs = [c for c in doc["cgroups"] if c["policy"] == "web"] if doc else []

@@ -207,6 +207,9 @@ static void mk_context(struct fakedamon *f, const char *c)
 	if (f->abi >= FAKE_ABI_72) {
 		dir(f, P("%s/monitoring_attrs/intervals/intervals_goal", c));
 		put(f, P("%s/monitoring_attrs/intervals/intervals_goal/access_bp", c), "0");
+		put(f, P("%s/monitoring_attrs/intervals/intervals_goal/aggrs", c), "0");
+		put(f, P("%s/monitoring_attrs/intervals/intervals_goal/min_sample_us", c), "0");
+		put(f, P("%s/monitoring_attrs/intervals/intervals_goal/max_sample_us", c), "0");
 		put(f, P("%s/addr_unit", c), "1");
 	}
 	if (f->abi >= FAKE_ABI_73)
@@ -630,7 +633,7 @@ static int state_write(struct fakedamon *f, const char *path, const char *val)
 	}
 	if (!strcmp(val, "update_schemes_effective_quotas") ||
 	    !strcmp(val, "clear_schemes_tried_regions") ||
-	    !strcmp(val, "update_schemes_tried_bytes"))
+	    !strcmp(val, "update_schemes_tried_bytes") || !strcmp(val, "update_tuned_intervals"))
 		return 0;
 	return -EINVAL;
 }

@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -611,6 +612,63 @@ static void charge_and_pause(enum fake_abi abi)
 	fake_free(f);
 }
 
+/*
+ * The kernel's interval tuner (intervals_goal, 6.15+): on between the context's sample
+ * interval and tune_max_sample_us, off (aggrs 0) when that is 0 - also over a goal written
+ * before; damon_read_intervals reads what the kernel left; a kernel without it is not written.
+ */
+static void tuner(enum fake_abi abi)
+{
+	struct fakedamon *f = fake_new(abi);
+	struct damon_io io = fake_io(f);
+	struct damon_ctx c;
+	struct damon d;
+	const char *a = abi_name(abi);
+	const char *g = "kdamonds/0/contexts/0/monitoring_attrs/intervals/intervals_goal";
+	char p[256];
+	uint64_t sample = 0, aggr = 0;
+
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	c.sample_us = 30000;
+	c.aggr_us = 600000;
+	c.tune_max_sample_us = 75000;
+	is_int(damon_write_ctx(&d, DAMON_SLOT_VADDR, &c), 0, "%s: a context with a tuner", a);
+	if (abi < FAKE_ABI_72) {
+		snprintf(p, sizeof(p), "%s/aggrs", g);
+		is_str(fake_get(f, p), "", "%s: no intervals_goal: nothing written there", a);
+		is_int(damon_read_intervals(&d, DAMON_SLOT_VADDR, &sample, &aggr), -EOPNOTSUPP,
+		       "%s: no tuner to read", a);
+		damon_close(&d);
+		fake_free(f);
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/min_sample_us", g);
+	is_str(fake_get(f, p), "30000", "%s: the tuner's floor is the sample interval", a);
+	snprintf(p, sizeof(p), "%s/max_sample_us", g);
+	is_str(fake_get(f, p), "75000", "%s: its ceiling tune_max_sample_us", a);
+	snprintf(p, sizeof(p), "%s/access_bp", g);
+	is_str(fake_get(f, p), "400", "%s: access goal 4%%", a);
+	snprintf(p, sizeof(p), "%s/aggrs", g);
+	is_str(fake_get(f, p), "3", "%s: tuned every 3 aggregations", a);
+	is_int(damon_start(&d, DAMON_SLOT_VADDR), 0, "%s: started", a);
+	fake_set(f, "kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us", "50000");
+	fake_set(f, "kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us", "1000000");
+	is_int(damon_read_intervals(&d, DAMON_SLOT_VADDR, &sample, &aggr), 0,
+	       "%s: read the tuned intervals", a);
+	ok(sample == 50000 && aggr == 1000000,
+	   "%s: as the kernel left them (%" PRIu64 ", %" PRIu64 ")", a, sample, aggr);
+	ok(fake_log_index(f, 0, "state", "update_tuned_intervals") >= 0,
+	   "%s: after update_tuned_intervals", a);
+	c.tune_max_sample_us = 0;
+	is_int(damon_write_ctx(&d, DAMON_SLOT_VADDR, &c), 0, "%s: the same without a tuner", a);
+	snprintf(p, sizeof(p), "%s/aggrs", g);
+	is_str(fake_get(f, p), "0", "%s: the goal written before is turned off", a);
+	damon_close(&d);
+	fake_free(f);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_CRIT);
@@ -632,6 +690,8 @@ int main(void)
 	refresh(FAKE_ABI_612);
 	refresh(FAKE_ABI_72);
 	release_modules();
+	tuner(FAKE_ABI_612);
+	tuner(FAKE_ABI_72);
 	old_kernel();
 	faults(FAKE_ABI_612, -EBUSY);
 	faults(FAKE_ABI_72, -ENOENT);

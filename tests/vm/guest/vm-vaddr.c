@@ -13,8 +13,9 @@
  * with memory.swap.max = 0 gets no anonymous pageout (swap_limit()). Then three processes under
  * one policy whose middle one exits (middle_exit()): with obsolete_target (6.19+) its target is
  * dropped in place and the last process keeps the regions DAMON learned of it; before 6.19 the
- * last one takes its index and starts again from seed regions. Guest only; a subtest name as
- * argument runs that one alone.
+ * last one takes its index and starts again from seed regions. Then the DAMON intervals derived
+ * from min_age, as the kernel holds them and the log and stats say them (intervals()). Guest
+ * only; a subtest name as argument runs that one alone.
  */
 #include <config.h>
 
@@ -849,6 +850,87 @@ static void warm(void)
 	unlink(p);
 }
 
+/* the number after "key": in the JSON object that starts at o, or UINT64_MAX */
+static uint64_t json_num(const char *o, const char *key)
+{
+	char k[64];
+	const char *at;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	at = o ? strstr(o, k) : NULL;
+	return at ? strtoull(at + strlen(k), NULL, 10) : UINT64_MAX;
+}
+
+/*
+ * The intervals derived from min_age on the real kernel: a policy with min_age 30s and no
+ * [damon] intervals gives the vaddr kdamond 30 ms samples and 600 ms aggregations (sampling.h),
+ * written to its sysfs files, said in the log and in the stats; where the kernel tunes
+ * intervals (6.15+) its goal is written with the derived interval as the floor and 62.5 ms as
+ * the ceiling, and the stats say the interval in force lies between them.
+ */
+static void intervals(void)
+{
+	static const char *dir = "/tmp/pageoutd-vm-iv";
+	const struct vm_area a[1] = { { COLD(0), 8 * MIB, false } };
+	const char *ic = VM_ADMIN "/kdamonds/0/contexts/0/monitoring_attrs/intervals";
+	char p[256], buf[64] = "";
+	bool tuner;
+	pid_t app, d;
+	char *js, *log = NULL;
+	const char *v;
+
+	vm_cg_make("/vmt-iv");
+	app = vm_spawn(a, 1, "/vmt-iv");
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/conf.d", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/pageoutd.conf", dir);
+	vm_put(p, "[daemon]\ninterval = 5s\nstate_dir = /run/pageoutd\nsocket = " SOCK "\n"
+		  "log_level = info\n");
+	snprintf(p, sizeof(p), "%s/conf.d/iv.conf", dir);
+	vm_put(p, "[policy]\ncgroup = /vmt-iv\nengine = vaddr\nmin_age = 30s\nmemory = anon\n");
+	d = vm_daemon_start(dir, "/tmp/pageoutd-iv.log", ~0ULL);
+	vm_sleep_ms(12000);
+	snprintf(p, sizeof(p), "%s/intervals_goal", ic);
+	tuner = access(p, F_OK) == 0;
+	js = vm_ask(SOCK, "stats\n");
+	v = js ? strstr(js, "\"vaddr\":{") : NULL;
+	snprintf(p, sizeof(p), "%s/aggr_us", ic);
+	if (!tuner) {
+		ok(json_num(v, "sample_us") == 30000 && json_num(v, "aggr_us") == 600000,
+		   "intervals: min_age 30s, no tuner: 30 ms samples, 600 ms aggregations in the "
+		   "stats (%" PRIu64 ", %" PRIu64 ")",
+		   json_num(v, "sample_us"), json_num(v, "aggr_us"));
+		ok(read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 && atoi(buf) == 600000,
+		   "intervals: the kdamond's aggr_us is 600000 (%s)", buf);
+		ok(v && strstr(v, "\"intervals_tuned\":false"), "intervals: the stats say untuned");
+	} else {
+		uint64_t sm = json_num(v, "sample_us");
+
+		snprintf(p, sizeof(p), "%s/intervals_goal/min_sample_us", ic);
+		ok(read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 && atoi(buf) == 30000,
+		   "intervals: the kernel's tuner has the derived 30 ms as its floor (%s)", buf);
+		snprintf(p, sizeof(p), "%s/intervals_goal/max_sample_us", ic);
+		ok(read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 && atoi(buf) == 62500,
+		   "intervals: and 62.5 ms as its ceiling (%s)", buf);
+		ok(sm >= 30000 && sm <= 62500 && v && strstr(v, "\"intervals_tuned\":true"),
+		   "intervals: the stats say tuned, the sample interval in force within them "
+		   "(%" PRIu64 ")",
+		   sm);
+	}
+	free(js);
+	vm_daemon_stop(d);
+	read_file_alloc_at(AT_FDCWD, "/tmp/pageoutd-iv.log", &log);
+	ok(log && strstr(log, "vaddr: DAMON sample 30ms, aggregation 600ms (from min_age 30s of "
+			      "policy iv"),
+	   "intervals: the log says which intervals are in force and why");
+	if (!log || !strstr(log, "vaddr: DAMON sample"))
+		vm_show_log("/tmp/pageoutd-iv.log", 20);
+	free(log);
+	vm_reap(app);
+	vm_cg_remove("/vmt-iv");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -860,6 +942,7 @@ static const struct {
 	{ "swap_limit", swap_limit },
 	{ "middle_exit", middle_exit },
 	{ "warm", warm },
+	{ "intervals", intervals },
 };
 
 int main(int argc, char **argv)
