@@ -48,14 +48,11 @@ static inline struct cfg *cfgtext_load(const char *top, const char *daemon, cons
 	return cfg;
 }
 
-static inline struct cfg *cfgtext_load_tmp(const char *daemon, const char *policy)
+/* cfgtext_remove: what cfgtext_load wrote under top, and top itself (emptied of it). */
+static inline void cfgtext_remove(const char *top)
 {
-	char top[] = "/tmp/pageoutd-cfgtext.XXXXXX", p[PATH_MAX];
-	struct cfg *cfg;
+	char p[PATH_MAX + 32];
 
-	if (!mkdtemp(top))
-		return NULL;
-	cfg = cfgtext_load(top, daemon, policy);
 	snprintf(p, sizeof(p), "%s/conf.d/host.conf", top);
 	remove(p);
 	snprintf(p, sizeof(p), "%s/conf.d", top);
@@ -63,6 +60,17 @@ static inline struct cfg *cfgtext_load_tmp(const char *daemon, const char *polic
 	snprintf(p, sizeof(p), "%s/pageoutd.conf", top);
 	remove(p);
 	remove(top);
+}
+
+static inline struct cfg *cfgtext_load_tmp(const char *daemon, const char *policy)
+{
+	char top[] = "/tmp/pageoutd-cfgtext.XXXXXX";
+	struct cfg *cfg;
+
+	if (!mkdtemp(top))
+		return NULL;
+	cfg = cfgtext_load(top, daemon, policy);
+	cfgtext_remove(top);
 	return cfg;
 }
 

@@ -127,13 +127,7 @@ static void shortest(void)
 	   "two vaddr policies: the shorter min_age (10s, policy fast)");
 	check("two vaddr policies", cfg, ENGINE_VADDR, 10 * MS, 200 * MS, 25 * MS);
 	remove(p);
-	snprintf(p, sizeof(p), "%s/conf.d/host.conf", top);
-	remove(p);
-	snprintf(p, sizeof(p), "%s/conf.d", top);
-	remove(p);
-	snprintf(p, sizeof(p), "%s/pageoutd.conf", top);
-	remove(p);
-	remove(top);
+	cfgtext_remove(top);
 }
 
 int main(void)

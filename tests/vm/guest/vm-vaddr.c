@@ -850,6 +850,14 @@ static void warm(void)
 	unlink(p);
 }
 
+/* the number in file p, -1 when it cannot be read */
+static long read_num(const char *p)
+{
+	char buf[64] = "";
+
+	return read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 ? atol(buf) : -1;
+}
+
 /* the number after "key": in the JSON object that starts at o, or UINT64_MAX */
 static uint64_t json_num(const char *o, const char *key)
 {
@@ -873,7 +881,7 @@ static void intervals(void)
 	static const char *dir = "/tmp/pageoutd-vm-iv";
 	const struct vm_area a[1] = { { COLD(0), 8 * MIB, false } };
 	const char *ic = VM_ADMIN "/kdamonds/0/contexts/0/monitoring_attrs/intervals";
-	char p[256], buf[64] = "";
+	char p[256];
 	bool tuner;
 	pid_t app, d;
 	char *js, *log = NULL;
@@ -901,18 +909,19 @@ static void intervals(void)
 		   "intervals: min_age 30s, no tuner: 30 ms samples, 600 ms aggregations in the "
 		   "stats (%" PRIu64 ", %" PRIu64 ")",
 		   json_num(v, "sample_us"), json_num(v, "aggr_us"));
-		ok(read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 && atoi(buf) == 600000,
-		   "intervals: the kdamond's aggr_us is 600000 (%s)", buf);
+		ok(read_num(p) == 600000, "intervals: the kdamond's aggr_us is 600000 (%ld)",
+		   read_num(p));
 		ok(v && strstr(v, "\"intervals_tuned\":false"), "intervals: the stats say untuned");
 	} else {
 		uint64_t sm = json_num(v, "sample_us");
 
 		snprintf(p, sizeof(p), "%s/intervals_goal/min_sample_us", ic);
-		ok(read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 && atoi(buf) == 30000,
-		   "intervals: the kernel's tuner has the derived 30 ms as its floor (%s)", buf);
+		ok(read_num(p) == 30000,
+		   "intervals: the kernel's tuner has the derived 30 ms as its floor (%ld)",
+		   read_num(p));
 		snprintf(p, sizeof(p), "%s/intervals_goal/max_sample_us", ic);
-		ok(read_file_at(AT_FDCWD, p, buf, sizeof(buf)) > 0 && atoi(buf) == 62500,
-		   "intervals: and 62.5 ms as its ceiling (%s)", buf);
+		ok(read_num(p) == 62500, "intervals: and 62.5 ms as its ceiling (%ld)",
+		   read_num(p));
 		ok(sm >= 30000 && sm <= 62500 && v && strstr(v, "\"intervals_tuned\":true"),
 		   "intervals: the stats say tuned, the sample interval in force within them "
 		   "(%" PRIu64 ")",
