@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh -b BUILDDIR -s SRCDIR [-q SECONDS] [-S STEPS] [KERNEL...]: boot each kernel once
-# (tests/vm) and run bench/guest/bench there (STEPS, default "quality apply scale android"), then
+# (tests/vm) and run bench/guest/bench there (STEPS, default "quality apply scale watch android
+# warm"), then
 # write bench/results/: the raw CSV per kernel, a markdown summary with each target marked met
 # or not, and PNG plots (gnuplot). A step left out keeps its earlier CSVs.
 set -eu
 b=. s=. q=45 scale=${BENCH_SCALE:-1 10 100} host_scale=${BENCH_HOST_SCALE:-1 10 100 300}
-steps="quality apply scale android warm" android_steps=${BENCH_ANDROID_STEPS:-21}
+watch=${BENCH_WATCH:-1 10 100 300}
+# guest memory: room for 300 target processes beside the quality workload
+mem=${BENCH_MEM:-2048}
+steps="quality apply scale watch android warm" android_steps=${BENCH_ANDROID_STEPS:-21}
 warm_secs=${BENCH_WARM_SECONDS:-120}
 # the steps bench/host/cycle runs in the guest as well (each must be in host_scale)
 calib="1 10"
@@ -32,7 +36,10 @@ has quality && cmd="$cmd && ./bench quality $q" tables="$tables quality quality_
 has apply && cmd="$cmd && ./bench apply" tables="$tables apply"
 # the last step runs bench/host/cycle in the guest too: the same code natively and under TCG
 # gives the emulation factor the guest's CPU figures are divided by (report.py)
-has scale && cmd="$cmd && ./bench scale $scale && ./cycle $calib" tables="$tables scale host_scale"
+has scale && cmd="$cmd && ./bench scale $scale" tables="$tables scale"
+# what watching costs, derived intervals against fixed ones (bench/watch.py)
+has watch && cmd="$cmd && ./bench watch $watch" tables="$tables watch watch_speed"
+if has scale || has watch; then cmd="$cmd && ./cycle $calib" tables="$tables host_scale"; fi
 # the app lifecycle of tests/vm/guest/vm-android with the shipped cached-apps.conf
 has android && cmd="$cmd && ./bench android $android_steps" tables="$tables android"
 # warm sets beside cold ones: the memory of mistakes against the back-off alone and DAMOS
@@ -55,8 +62,8 @@ rm -f "$out/host.log"
 for k in "$@"; do
 	log=$out/guest-$k.log
 	[ "$steps" = android ] && log=$out/guest-android-$k.log
-	echo "bench: booting $k ($steps; quality ${q} s per method, scale $scale)"
-	"$s/tests/vm/boot.sh" -k "$k" -C "$cache" -t 3000 -f "$b/pageoutd" -f "$b/bench/guest/bench" \
+	echo "bench: booting $k ($steps; quality ${q} s per method, scale $scale, watch $watch)"
+	"$s/tests/vm/boot.sh" -k "$k" -C "$cache" -t 3000 -m "$mem" -f "$b/pageoutd" -f "$b/bench/guest/bench" \
 		-f "$b/bench/host/cycle" -f "$s/conf/android/cached-apps.conf" \
 		-- "$cmd" >"$log" 2>&1 ||
 		{ echo "bench: the $k guest failed; see $log" >&2; tail -20 "$log" >&2; exit 1; }
@@ -66,7 +73,12 @@ for k in "$@"; do
 			grep "^BENCH,$t," "$log" | cut -d, -f3-
 		} >"$out/$t-$k.csv"
 	done
-	has scale && mv "$out/host_scale-$k.csv" "$out/calib-$k.csv"
+	# the emulation factor of this boot, for each step that judges by it
+	has watch && cp "$out/host_scale-$k.csv" "$out/calib_watch-$k.csv"
+	if has scale || has watch; then
+		has scale && mv "$out/host_scale-$k.csv" "$out/calib-$k.csv"
+		rm -f "$out/host_scale-$k.csv"
+	fi
 	# quality_end has no head line of its own
 	has quality && {
 		echo "method,cold_pct,hot_out_pct,hot_refault_pct,saved_kb,other_kb,t95_s"
@@ -80,6 +92,10 @@ kernels=$(cd "$out" && for c in quality_end-*.csv android-*.csv warm_end-*.csv; 
 done | sort -u)
 # shellcheck disable=SC2086
 python3 "$s/bench/report.py" "$out" "$q" $kernels
+# shellcheck disable=SC2086
+python3 "$s/bench/watch.py" "$out" $(cd "$out" && for c in watch-*.csv; do
+	[ -f "$c" ] && c=${c%.csv} && echo "${c#watch-}"
+done)
 if command -v gnuplot >/dev/null; then
 	for k in "$@"; do
 		has quality || continue
@@ -93,6 +109,10 @@ if command -v gnuplot >/dev/null; then
 	for k in "$@"; do
 		has scale || continue
 		gnuplot -e "dir='$s/bench'; csv='$out/scale-$k.csv'; png='$out/scale-$k.png'; ttl='pageoutd CPU per 5 s cycle, $k guest (TCG)'" "$s/bench/scale.gp"
+	done
+	for k in "$@"; do
+		has watch || continue
+		gnuplot -e "dir='$s/bench'; csv='$out/watch_plot-$k.csv'; png='$out/watch-$k.png'; ttl='kdamond + pageoutd CPU per 5 s cycle, $k guest (TCG), vaddr'" "$s/bench/watch.gp"
 	done
 	has scale && [ -f "$out/host_scale.csv" ] &&
 		gnuplot -e "dir='$s/bench'; csv='$out/host_scale.csv'; png='$out/host_scale.png'; host=1; ttl='pageoutd CPU per cycle, natively on the bench host'" "$s/bench/scale.gp"

@@ -12,6 +12,10 @@
  *                           the same ranges, by batch size
  *   bench scale N...        the real pageoutd (5 s cycles) over N target processes: its CPU per
  *                           cycle and RSS, the kdamond's CPU, snapshot cost and regions
+ *   bench watch N...        what watching costs: pageoutd (dry run) and its kdamond's CPU per
+ *                           5 s cycle over N processes, min_age 3 s, 30 s and 2 min, with the
+ *                           intervals derived from min_age against fixed 5 ms / 100 ms; then
+ *                           the time to 95% of the cold set at min_age 30 s, both ways
  *   bench android STEPS     the Android-like app lifecycle of tests/vm (lifecycle.h) under
  *                           pageoutd with the shipped cached-apps.conf, then under the kernel's
  *                           DAMOS vaddr pageout over the same apps
@@ -189,7 +193,11 @@ static void sample(const struct workload *w, struct sample *s)
 
 /* --- the methods --- */
 
-static void put_conf(const char *policy)
+/*
+ * The bench's pageoutd.conf: its state_dir and socket, info logging, then the lines `more`
+ * (interval first), and conf.d/bench.conf holding `policy`.
+ */
+static void put_conf_with(const char *more, const char *policy)
 {
 	char p[256], buf[1024];
 
@@ -197,12 +205,18 @@ static void put_conf(const char *policy)
 	snprintf(p, sizeof(p), "%s/conf.d", conf_dir);
 	mkdir(p, 0755);
 	snprintf(buf, sizeof(buf),
-		 "[daemon]\ninterval = 1s\nstate_dir = %s\nsocket = %s/sock\nlog_level = info\n",
-		 state_dir, state_dir);
+		 "[daemon]\nstate_dir = %s\nsocket = %s/sock\nlog_level = info\n%s", state_dir,
+		 state_dir, more);
 	snprintf(p, sizeof(p), "%s/pageoutd.conf", conf_dir);
 	vm_put(p, buf);
 	snprintf(p, sizeof(p), "%s/conf.d/bench.conf", conf_dir);
 	vm_put(p, policy);
+}
+
+/* 1 s cycles, the quality and warm steps' */
+static void put_conf(const char *policy)
+{
+	put_conf_with("interval = 1s\n", policy);
 }
 
 /* the policy "bench" over this method's cgroup: the lines after "cgroup =" */
@@ -927,6 +941,160 @@ static int scale(int argc, char **argv)
 	return 0;
 }
 
+/* --- what watching costs: the intervals derived from min_age against fixed ones --- */
+
+/*
+ * The [damon] lines of a watch setting: "fixed" is the 5 ms / 100 ms pageoutd ran every
+ * kdamond with before the intervals followed the policies; "derived" leaves them to sampling.h.
+ */
+static const char *watch_damon(bool fixed)
+{
+	return fixed ? "[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n" : "";
+}
+
+static void put_watch_conf(bool fixed, bool dry, const char *policy)
+{
+	char more[256];
+
+	snprintf(more, sizeof(more), "interval = 5s\ndry_run = %s\n%s", dry ? "yes" : "no",
+		 watch_damon(fixed));
+	put_conf_with(more, policy);
+}
+
+/* CPU ticks of every kdamond pageoutd runs (slots 0 and 1) */
+static uint64_t kdamond_ticks(void)
+{
+	uint64_t t = 0;
+
+	for (unsigned k = 0; k < 2; k++) {
+		char p[96], kp[32] = "";
+		pid_t pid;
+
+		snprintf(p, sizeof(p), VM_ADMIN "/kdamonds/%u/pid", k);
+		if (read_file_at(AT_FDCWD, p, kp, sizeof(kp)) > 0 && (pid = atoi(kp)) > 0)
+			t += cpu_ticks(pid);
+	}
+	return t;
+}
+
+#define WATCH_WARM_S 10
+#define WATCH_CYCLES 3
+
+/*
+ * One watch run over the processes of /bq-s already running: pageoutd with a policy of engine
+ * eng and min_age age_s over /bq-s, dry_run (deciding everything, advising nothing: the cost of
+ * watching, the same work whatever the intervals), WATCH_WARM_S to start, then WATCH_CYCLES
+ * cycles measured.
+ */
+static void watch_cost(unsigned n, const char *eng, unsigned age_s, bool fixed)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	char pol[256], sock[160];
+	uint64_t c0, c1, k0, k1;
+	pid_t d;
+
+	snprintf(sock, sizeof(sock), "%s/sock", state_dir);
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = /bq-s\nengine = %s\nmin_age = %us\nmemory = anon\n", eng,
+		 age_s);
+	put_watch_conf(fixed, true, pol);
+	d = daemon_start();
+	if (d <= 0) {
+		printf("# watch %u %s %us: pageoutd did not start\n", n, eng, age_s);
+		return;
+	}
+	vm_sleep_ms(WATCH_WARM_S * 1000);
+	c0 = cpu_ticks(d);
+	k0 = kdamond_ticks();
+	vm_sleep_ms(WATCH_CYCLES * 5000);
+	c1 = cpu_ticks(d);
+	k1 = kdamond_ticks();
+	{
+		double ms = (double)(c1 - c0) * 1000.0 / (double)hz / WATCH_CYCLES;
+		double kms = (double)(k1 - k0) * 1000.0 / (double)hz / WATCH_CYCLES;
+
+		printf("BENCH,watch,%u,%s,%u,%s,%.1f,%.1f,%.1f,%.3f,%" PRIu64 ",%" PRIu64 "\n", n,
+		       eng, age_s, fixed ? "fixed" : "derived", ms, kms, ms + kms,
+		       (ms + kms) / (5 * 10.0), stats_value(sock, "sample_us"),
+		       stats_value(sock, "aggr_us"));
+	}
+	vm_daemon_stop(d);
+	vm_show_log("/tmp/bench-pageoutd.log", 4);
+}
+
+/*
+ * Reclaim speed and mistakes at min_age age_s, 5 s cycles: the quality workload under
+ * pageoutd-vaddr, fixed against derived intervals, for 3 x min_age + 15 s.
+ */
+static void watch_speed(unsigned age_s, bool fixed, unsigned k)
+{
+	unsigned secs = 3 * age_s + 15;
+	char pol[512], name[48];
+	struct workload w;
+	struct sample sm = { 0 };
+	double t95 = -1;
+	pid_t d;
+
+	snprintf(name, sizeof(name), "vaddr-%us-%s", age_s, fixed ? "fixed" : "derived");
+	snprintf(cg_a, sizeof(cg_a), "/bq-a-w%u", k);
+	snprintf(cg_b, sizeof(cg_b), "/bq-b-w%u", k);
+	workload_start(&w);
+	snprintf(pol, sizeof(pol),
+		 "[policy]\ncgroup = %s\nengine = vaddr\nmin_age = %us\nmax_access_rate = 0%%\n"
+		 "memory = anon\nquota = 1G/1s\n",
+		 cg_a, age_s);
+	put_watch_conf(fixed, false, pol);
+	d = daemon_start();
+	for (unsigned t = 1; d > 0 && t <= secs; t++) {
+		vm_sleep_ms(1000);
+		sample(&w, &sm);
+		if (t95 < 0 && sm.cold_pct >= 95)
+			t95 = t;
+	}
+	if (d > 0) {
+		vm_daemon_stop(d);
+		vm_show_log("/tmp/bench-pageoutd.log", 6);
+	}
+	printf("BENCH,watch_speed,%s,%u,%s,%.2f,%.2f,%.0f,%.2f\n", name, age_s,
+	       fixed ? "fixed" : "derived", sm.cold_pct, sm.hot_refault_pct, t95,
+	       t95 > 0 ? t95 / age_s : -1);
+	workload_stop(&w);
+}
+
+static int watch(int argc, char **argv)
+{
+	static const unsigned ages[] = { 3, 30, 120 };
+
+	mkdir(state_dir, 0700);
+	printf("BENCH,watch_head,procs,engine,min_age_s,intervals,pageoutd_ms_per_cycle,"
+	       "kdamond_ms_per_cycle,total_ms_per_cycle,total_pct_of_one,sample_us,aggr_us\n");
+	printf("BENCH,watch_speed_head,run,min_age_s,intervals,cold_pct,hot_refault_pct,t95_s,"
+	       "t95_in_min_age\n");
+	for (int i = 0; i < argc; i++) {
+		unsigned n = (unsigned)atoi(argv[i]);
+		pid_t *pids = calloc(n, sizeof(*pids));
+
+		vm_cg_make("/bq-s");
+		for (unsigned k = 0; k < n; k++)
+			pids[k] = child_fork(small_setup, small_run, NULL);
+		for (unsigned a = 0; a < sizeof(ages) / sizeof(ages[0]); a++)
+			for (int fixed = 1; fixed >= 0; fixed--)
+				watch_cost(n, "vaddr", ages[a], fixed);
+		/* the shipped paddr example (machines.conf): min_age 2m */
+		if (n == 100)
+			for (int fixed = 1; fixed >= 0; fixed--)
+				watch_cost(n, "paddr", 120, fixed);
+		for (unsigned k = 0; k < n; k++)
+			vm_reap(pids[k]);
+		free(pids);
+		vm_sleep_ms(300);
+		vm_cg_remove("/bq-s");
+	}
+	for (int fixed = 1; fixed >= 0; fixed--)
+		watch_speed(30, fixed, (unsigned)fixed);
+	return 0;
+}
+
 /* --- the Android-like lifecycle --- */
 
 /* DAMOS vaddr pageout over every app alive, re-committed as apps come and go */
@@ -1068,12 +1236,14 @@ int main(int argc, char **argv)
 		return warm((unsigned)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "scale"))
 		return scale(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "watch"))
+		return watch(argc - 2, argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "android")) {
 		if (lc_init() < 0)
 			return 1;
 		return android((unsigned)atoi(argv[2]));
 	}
-	fprintf(stderr, "usage: bench quality SECONDS | apply | scale N... | android STEPS | warm "
-			"SECONDS\n");
+	fprintf(stderr, "usage: bench quality SECONDS | apply | scale N... | watch N... | android "
+			"STEPS | warm SECONDS\n");
 	return 2;
 }
