@@ -1318,7 +1318,7 @@ void damon_pattern_all(struct damon_access_pattern *p)
 
 int damon_read_intervals(struct damon *d, unsigned slot, uint64_t *sample_us, uint64_t *aggr_us)
 {
-	char p[PATH_MAX];
+	char iv[96], p[PATH_MAX];
 	int r;
 
 	if (!d->owned || slot >= d->nr_kdamonds)
@@ -1329,17 +1329,7 @@ int damon_read_intervals(struct damon *d, unsigned slot, uint64_t *sample_us, ui
 	r = slot < DAMON_MAX_KDAMONDS && d->refresh_ms[slot]
 		    ? 0
 		    : state_cmd(d, slot, "update_tuned_intervals");
-	r = r
-		    ?: rd_u64(d,
-			      mkpath(p, sizeof(p),
-				     "kdamonds/%u/contexts/0/monitoring_attrs/intervals/sample_us",
-				     slot),
-			      sample_us);
-	r = r
-		    ?: rd_u64(d,
-			      mkpath(p, sizeof(p),
-				     "kdamonds/%u/contexts/0/monitoring_attrs/intervals/aggr_us",
-				     slot),
-			      aggr_us);
-	return r;
+	mkpath(iv, sizeof(iv), "kdamonds/%u/contexts/0/monitoring_attrs/intervals", slot);
+	r = r ?: rd_u64(d, mkpath(p, sizeof(p), "%s/sample_us", iv), sample_us);
+	return r ?: rd_u64(d, mkpath(p, sizeof(p), "%s/aggr_us", iv), aggr_us);
 }
