@@ -1083,9 +1083,9 @@ void cfg_print(const struct cfg *cfg, FILE *f)
 		"damon: sysfs_root=%s sample_interval=%s aggr_interval=%s update_interval=%s "
 		"min_regions=%llu max_regions=%llu release_modules=%s\n",
 		m->sysfs_root, m->sample_set ? fmt_duration(b, sizeof(b), m->sample_us) : "derived",
-		m->aggr_set ? fmt_duration(c, sizeof(c), m->aggr_us) : "derived", fmt_duration(e, sizeof(e), m->update_us),
-		(unsigned long long)m->min_regions, (unsigned long long)m->max_regions,
-		m->release_modules ? "yes" : "no");
+		m->aggr_set ? fmt_duration(c, sizeof(c), m->aggr_us) : "derived",
+		fmt_duration(e, sizeof(e), m->update_us), (unsigned long long)m->min_regions,
+		(unsigned long long)m->max_regions, m->release_modules ? "yes" : "no");
 	for (int g = ENGINE_VADDR; g <= ENGINE_PADDR; g++)
 		if (cfg->sampling[g].min_age_us || cfg->sampling[g].configured)
 			fprintf(f, "damon %s: %s\n", cfg_engine_name((enum cfg_engine)g),
