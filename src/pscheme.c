@@ -59,10 +59,7 @@ int pscheme_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max)
 
 uint64_t pscheme_aggr_us(const struct cfg *cfg)
 {
-	const struct cfg_sampling *sp = &cfg->sampling[ENGINE_PADDR];
-	uint64_t min = (uint64_t)PSCHEME_MIN_SAMPLES * sp->sample_us;
-
-	uint64_t aggr = sp->aggr_us > min ? sp->aggr_us : min;
+	uint64_t aggr = cfg->sampling[ENGINE_PADDR].aggr_us;
 
 	return aggr ? aggr : 1; /* a divisor */
 }

@@ -789,13 +789,19 @@ static void metrics_paddr(const struct report_src *r, struct sbuf *b)
 	sbuf_printf(b, "pageoutd_paddr_schemes %" PRIu64 "\n", paddr_stats(r->paddr)->schemes);
 }
 
+/* Engine e's DAMON intervals in force, NULL while that engine does not run. */
+static const struct engine_intervals *intervals_of(const struct report_src *r, enum cfg_engine e)
+{
+	if (e == ENGINE_VADDR)
+		return r->vaddr ? vaddr_intervals(r->vaddr) : NULL;
+	return r->paddr ? paddr_intervals(r->paddr) : NULL;
+}
+
 /* Each running engine's DAMON intervals in force. */
 static void metrics_intervals(const struct report_src *r, struct sbuf *b)
 {
-	const struct engine_intervals *iv[2] = {
-		r->vaddr ? vaddr_intervals(r->vaddr) : NULL,
-		r->paddr ? paddr_intervals(r->paddr) : NULL,
-	};
+	const struct engine_intervals *iv[2] = { intervals_of(r, ENGINE_VADDR),
+						 intervals_of(r, ENGINE_PADDR) };
 
 	if (!iv[0] && !iv[1])
 		return;
@@ -1128,9 +1134,7 @@ void report_detail(const struct report_src *r, struct sbuf *b)
 
 	report_status(r, b);
 	for (int e = ENGINE_VADDR; e <= ENGINE_PADDR; e++) {
-		const struct engine_intervals *iv =
-			e == ENGINE_VADDR ? (r->vaddr ? vaddr_intervals(r->vaddr) : NULL)
-					  : (r->paddr ? paddr_intervals(r->paddr) : NULL);
+		const struct engine_intervals *iv = intervals_of(r, (enum cfg_engine)e);
 
 		if (iv)
 			sbuf_printf(b, "\n%s kdamond: sample %s, aggregation %s%s",

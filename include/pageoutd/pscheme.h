@@ -23,11 +23,11 @@
 int pscheme_ram_ranges(const char *iomem, struct damon_range *ret, unsigned max);
 
 /*
- * pscheme_aggr_us: the paddr kdamond's aggregation interval: cfg->sampling's (sampling.h), but at
- * least PSCHEME_MIN_SAMPLES samples, and never 0 (it is a divisor). A physical region mixes
- * the pages of many users; the access count of a region sampled too few times per interval
- * jumps between intervals, each jump resets the region's age, and cold pages that share a
- * region with used ones never reach min_age.
+ * pscheme_aggr_us: the paddr kdamond's aggregation interval: cfg->sampling's, which holds at
+ * least PSCHEME_MIN_SAMPLES samples (sampling.h), and never 0 (it is a divisor). A physical
+ * region mixes the pages of many users; the access count of a region sampled too few times per
+ * interval jumps between intervals, each jump resets the region's age, and cold pages that
+ * share a region with used ones never reach min_age.
  */
 #define PSCHEME_MIN_SAMPLES SAMPLING_PADDR_PER_AGGR
 uint64_t pscheme_aggr_us(const struct cfg *cfg);

@@ -53,8 +53,9 @@
 void sampling_derive(struct cfg *cfg);
 
 /*
- * sampling_describe: "sample 30ms, aggregation 600ms (from min_age 30s of policy batch; the
- * kernel may lengthen them to 75ms, 1.5s)" or "... (set in [damon])" into buf (len bytes).
+ * sampling_describe: "sample 30ms, aggregation 600ms (from min_age 30s of policy batch; where
+ * the kernel tunes intervals, up to 62500us, 1250ms)", "... (set in [damon])" or "... (no
+ * policy)" into buf (len bytes).
  * Returns buf.
  */
 const char *sampling_describe(const struct cfg_sampling *s, char *buf, size_t len);
