@@ -487,6 +487,7 @@ static int detect_features(struct damon *d)
 		d, mkpath(p, sizeof(p), "%s/monitoring_attrs/intervals/intervals_goal", c));
 	f->refresh_ms = path_exists(d, "kdamonds/0/refresh_ms");
 	f->pause = path_exists(d, mkpath(p, sizeof(p), "%s/pause", c));
+	f->commit_keeps_clock = path_exists(d, mkpath(p, sizeof(p), "%s/addr_unit", c));
 	/* stage one target, scheme, filter and goal to see their files; rewritten before use */
 	r = wr(d, mkpath(p, sizeof(p), "%s/targets/nr_targets", c), "1");
 	if (r == 0)
@@ -582,6 +583,7 @@ const char *damon_features_str(const struct damon_features *f, char *buf, size_t
 		{ f->goal_memcg, "goal_memcg" },
 		{ f->fail_charge, "fail_charge" },
 		{ f->pause, "pause" },
+		{ f->commit_keeps_clock, "commit_keeps_clock" },
 	};
 	size_t n = 0;
 

@@ -30,8 +30,9 @@ struct paddr_cgroup {
 	int kidx;	/* its index at the last commit, -1 before */
 	bool have_base; /* base holds the kernel's counters at the last read */
 	struct damon_stats base;
-	bool seen;	       /* still wanted this cycle */
-	bool committed_paused; /* the kernel has it as a stat scheme */
+	bool seen;		  /* still wanted this cycle */
+	bool committed_paused;	  /* the kernel has it as a stat scheme */
+	uint64_t tried_at_commit; /* s.nr_tried at the last commit: a walk since shows above it */
 	bool was_paused;
 	/* the byte quota, time quota and goals of the scheme the kernel has (note_commit) */
 	uint64_t kquota_bytes, kquota_ms;
@@ -76,7 +77,9 @@ struct paddr {
 	struct paddr_policy *pol;
 	size_t npol;
 	bool running, dirty;
-	int watchfd; /* inotify fd the frozen_only cgroups are watched on, -1: none */
+	uint64_t commit_us; /* CLOCK_MONOTONIC at the last commit or start */
+	bool held_soft;	    /* dirty only with soft changes held back (may_hold) */
+	int watchfd;	    /* inotify fd the frozen_only cgroups are watched on, -1: none */
 	struct paddr_stats s;
 	struct engine_intervals iv; /* the kdamond's sample and aggregation intervals */
 	char self_cg[PATH_MAX];	    /* pageoutd's own memory cgroup: never given a scheme */
@@ -98,6 +101,7 @@ int paddr_set_config(struct paddr *p, const struct cfg *cfg)
 		return r;
 	engine_intervals_config(&p->iv, cfg, ENGINE_PADDR, &p->d->feat);
 	p->dirty = true;
+	p->held_soft = false; /* an operator's reload is committed at the next cycle */
 	return 0;
 }
 
@@ -572,6 +576,7 @@ static void note_commit(struct paddr *p, bool started)
 		}
 		c->kidx = (int)i;
 		c->committed_paused = !strcmp(c->want.action, "stat");
+		c->tried_at_commit = c->s.nr_tried;
 		c->kquota_bytes = c->want.quota_bytes;
 		c->kquota_ms = c->want.quota_ms;
 		c->kgoal_psi = c->kgoal_usage = false;
@@ -582,6 +587,59 @@ static void note_commit(struct paddr *p, bool started)
 		c->s.commits++;
 	}
 	p->kschemes = (unsigned)p->nc;
+	p->commit_us = now_usec();
+}
+
+/*
+ * soft_change: a and b differ at most in their quota sizes and goal targets, the figures
+ * pageoutd retunes from cycle to cycle; anything else (action, pattern, filters, the goals'
+ * metrics) is a change of what the scheme does.
+ */
+static bool soft_change(const struct damon_scheme *a, const struct damon_scheme *b)
+{
+	struct damon_scheme x = *a, y = *b;
+
+	x.quota_bytes = y.quota_bytes = 0;
+	x.quota_ms = y.quota_ms = 0;
+	for (unsigned g = 0; g < ARRAY_SIZE(x.goals); g++) {
+		x.goals[g].target_value = y.goals[g].target_value = 0;
+		x.goals[g].current_value = y.goals[g].current_value = 0;
+	}
+	return !memcmp(&x, &y, sizeof(x));
+}
+
+/*
+ * may_hold: whether a commit of soft changes alone waits. Before 6.18 a commit restarts every
+ * scheme's apply countdown, so retuned quotas committed more often than a scheme's walk comes
+ * due would keep it from ever walking (and its walk comes due later than min_age in wall time
+ * when sampling stretches on a loaded machine). Such a commit waits until every reclaiming
+ * scheme has walked since the last commit (its nr_tried grew), or for four of the longest apply
+ * intervals, whichever comes first: a scheme whose walk finds nothing to try does not hold
+ * the others for ever.
+ */
+static bool may_hold(const struct paddr *p)
+{
+	uint64_t longest = 0;
+
+	if (p->d->feat.commit_keeps_clock || !p->running)
+		return false;
+	for (size_t i = 0; i < p->nc; i++) {
+		const struct paddr_cgroup *c = &p->c[i];
+		uint64_t iv = c->want.apply_interval_us;
+
+		if (c->kidx < 0 || c->committed_paused)
+			continue;
+		longest = iv > longest ? iv : longest;
+	}
+	if (!longest || now_usec() - p->commit_us >= 4 * longest)
+		return false;
+	for (size_t i = 0; i < p->nc; i++) {
+		const struct paddr_cgroup *c = &p->c[i];
+
+		if (c->kidx >= 0 && !c->committed_paused && c->s.nr_tried <= c->tried_at_commit)
+			return true;
+	}
+	return false;
 }
 
 /* A commit refused with EINVAL: most likely a cgroup went away after we listed it. */
@@ -1056,6 +1114,7 @@ int paddr_cycle(struct paddr *p)
 {
 	struct policy_input sys;
 	uint64_t commits;
+	bool soft, held;
 	int r;
 
 	p->s.cycles++;
@@ -1064,6 +1123,11 @@ int paddr_cycle(struct paddr *p)
 	if (read_ram(p) < 0)
 		return 0;
 	read_nodes(p);
+	/* changes held back last cycle are soft; whatever sets dirty before the plans is not */
+	held = p->held_soft;
+	if (held)
+		p->dirty = false;
+	p->held_soft = false;
 	/* the counters first, while the kernel's schemes are still the ones we know */
 	read_stats(p, false);
 	if (p->running && (r = engine_intervals_read(&p->iv, p->d, DAMON_SLOT_PADDR)) < 0)
@@ -1093,6 +1157,9 @@ int paddr_cycle(struct paddr *p)
 		if (p->c[i].frozen == 0 || p->c[i].frozen == 1)
 			p->pol[p->c[i].policy].s.freezer_missing = false;
 	share_quotas(p);
+	/* a change pending from before this cycle's plans (cgroups, reload) is not soft */
+	soft = !p->dirty;
+	p->dirty |= held;
 	for (size_t i = 0; i < p->nc; i++) {
 		struct paddr_cgroup *c = &p->c[i];
 		struct damon_scheme before = c->want;
@@ -1107,8 +1174,10 @@ int paddr_cycle(struct paddr *p)
 		 */
 		if (c->st.paused && c->kidx >= 0 && !strcmp(before.action, "stat"))
 			c->want = before;
-		if (memcmp(&before, &c->want, sizeof(before)))
+		if (memcmp(&before, &c->want, sizeof(before))) {
 			p->dirty = true;
+			soft &= c->kidx >= 0 && soft_change(&before, &c->want);
+		}
 	}
 	warn_freezer(p);
 	if (p->running && damon_running(p->d, DAMON_SLOT_PADDR) == 0) {
@@ -1119,6 +1188,11 @@ int paddr_cycle(struct paddr *p)
 		p->dirty = true;
 	}
 	commits = p->s.commits + p->s.restarts;
+	if (p->dirty && soft && want_pause(p) == p->kpaused && may_hold(p)) {
+		p->s.commits_held++;
+		p->held_soft = true;
+		return 0;
+	}
 	r = sync_damon(p);
 	if (p->s.commits + p->s.restarts != commits)
 		read_stats(p, true); /* base lines of the schemes that changed hands */

@@ -491,6 +491,7 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		sbuf_printf(b, "\"quota_goals\":%s,", s->goals ? "true" : "false");
 		sbuf_printf(b, "\"kdamond_paused\":%s,", s->kdamond_paused ? "true" : "false");
 		json_u64(b, "commits", s->commits, true);
+		json_u64(b, "commits_held", s->commits_held, true);
 		json_u64(b, "restarts", s->restarts, true);
 		json_u64(b, "errors", s->errors, false);
 		sbuf_puts(b, "}");

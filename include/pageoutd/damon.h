@@ -48,6 +48,12 @@ struct damon_features {
 	bool goal_memcg;	   /* goals/N/path: node_memcg_{used,free}_bp metrics (6.19) */
 	bool fail_charge;	   /* quotas/fail_charge_num, fail_charge_denom (7.3) */
 	bool pause;		   /* contexts/N/pause (7.3) */
+	/*
+	 * contexts/N/addr_unit (6.18): the release from which a commit that leaves the
+	 * monitoring attributes unchanged keeps every scheme's apply countdown; before it, each
+	 * commit restarts them (damon_commit_ctx -> damon_set_attrs -> damos_set_next_apply_sis)
+	 */
+	bool commit_keeps_clock;
 	bool detected;
 };
 

@@ -103,6 +103,11 @@ struct paddr_policy_stats {
 
 struct paddr_stats {
 	uint64_t cycles, commits, restarts, errors;
+	/*
+	 * cycles a change of quota sizes alone waited for every scheme's walk since the last
+	 * commit (kernels before 6.18, where a commit restarts the schemes' apply countdowns)
+	 */
+	uint64_t commits_held;
 	uint64_t schemes; /* in use now */
 	uint64_t ram_bytes;
 	bool goals; /* the kernel tunes the quota (some_mem_psi_us goal) */

@@ -226,6 +226,7 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 	}
 	cfg->policies[0].frozen_only = true;
 	cfg->policies[0].quota_time_us = 20000;
+	paddr_set_config(p, cfg); /* the changed policy, reloaded */
 	cg.freezer[0] = '\0';
 	paddr_cycle(p);
 	ok(!strcmp(fake_get(f, K "schemes/0/action"), "stat") &&
@@ -257,12 +258,14 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 	str_copy(bytes_b, sizeof(bytes_b), fake_get(f, K "schemes/0/quotas/bytes"));
 	str_copy(bytes_c, sizeof(bytes_c), fake_get(f, K "schemes/1/quotas/bytes"));
 	cfg->policies[0].quota_bytes *= 2;
+	paddr_set_config(p, cfg); /* the changed policy, reloaded */
 	paddr_cycle(p);
 	ok(strcmp(fake_get(f, K "schemes/1/quotas/bytes"), bytes_c) &&
 		   !strcmp(fake_get(f, K "schemes/0/quotas/bytes"), bytes_b),
 	   "a new quota reaches frozen c's scheme; running b's stat scheme keeps the one it was "
 	   "paused with (no commit for it: up to 6.17 each commit restarts every scheme's walk)");
 	cfg->policies[0].quota_bytes /= 2;
+	paddr_set_config(p, cfg); /* the changed policy, reloaded */
 	put_state(f->top, "b", "FROZEN\n");
 	put_state(f->top, "c", "FROZEN\n");
 	paddr_frozen_changed(p);
@@ -283,6 +286,7 @@ static void frozen_gate(struct fakedamon *f, struct paddr *p, struct cfg *cfg)
 	   "the next cycle swaps them: b pages out, thawed c only counts");
 	cfg->policies[0].frozen_only = false;
 	cfg->policies[0].quota_time_us = 0;
+	paddr_set_config(p, cfg); /* the changed policy, reloaded */
 	cg.freezer[0] = '\0';
 	paddr_cycle(p);
 }
@@ -345,6 +349,7 @@ static void limit_binding(struct fakedamon *f, struct paddr *p, struct cfg *cfg,
 
 	/* quota_time = 10ms: committed this cycle, binding from the next stats read */
 	cfg->policies[0].quota_time_us = 10000;
+	ok(paddr_set_config(p, cfg) == 0, "%s: reloaded", a);
 	paddr_cycle(p);
 	ok(strcmp(fake_get(f, K "schemes/0/quotas/ms"), "0"), "%s: quota_time = 10ms: %s ms", a,
 	   fake_get(f, K "schemes/0/quotas/ms"));
@@ -426,6 +431,7 @@ static void limit_binding(struct fakedamon *f, struct paddr *p, struct cfg *cfg,
 		   !strstr(logbuf + log_mark, "cleared"),
 	   "%s: and after quota_time bound: it still binds, nothing logged", a);
 	cfg->policies[0].quota_time_us = 0;
+	ok(paddr_set_config(p, cfg) == 0, "%s: reloaded", a);
 	paddr_cycle(p);
 }
 
@@ -535,6 +541,39 @@ static void run(enum fake_abi abi)
 	   cs ? (unsigned long long)cs->sz_applied / 1024 : 0);
 	is_u64(paddr_policy_stats(p, "host")->applied_bytes_total, 11 * MIB,
 	       "%s: a's last 6 MiB were counted before its scheme went (3 + 1 + 6 + 1 MiB)", a);
+
+	/*
+	 * b grows: its walk_scale, so its byte quota, shrinks. Before 6.18 a commit restarts every
+	 * scheme's countdown to its walk: the new quota waits until b's scheme has walked.
+	 */
+	{
+		pid_t hg = holder("b", 64, 0);
+		uint64_t c0 = paddr_stats(p)->commits, h0 = paddr_stats(p)->commits_held;
+		char q0[32];
+
+		str_copy(q0, sizeof(q0), fake_get(f, K "schemes/0/quotas/bytes"));
+		paddr_cycle(p);
+		if (abi == FAKE_ABI_612) {
+			ok(paddr_stats(p)->commits == c0 &&
+				   paddr_stats(p)->commits_held == h0 + 1 &&
+				   !strcmp(fake_get(f, K "schemes/0/quotas/bytes"), q0),
+			   "6.12: b grew; its new quota waits for the schemes' walks (no commit)");
+			paddr_cycle(p);
+			ok(paddr_stats(p)->commits == c0 && paddr_stats(p)->commits_held == h0 + 2,
+			   "6.12: and waits again the next cycle");
+			/* both schemes walk (the commit restarts every scheme's countdown) */
+			fake_set(f, K "schemes/0/stats/nr_tried", "5");
+			fake_set(f, K "schemes/1/stats/nr_tried", "5");
+		}
+		paddr_cycle(p);
+		ok(paddr_stats(p)->commits == c0 + 1 &&
+			   strcmp(fake_get(f, K "schemes/0/quotas/bytes"), q0),
+		   "%s: %s", a,
+		   abi == FAKE_ABI_612 ? "committed once every scheme walked (nr_tried grew)"
+				       : "b grew: its new quota is committed at once (the kernel "
+					 "keeps the countdown)");
+		reap(hg);
+	}
 
 	frozen_gate(f, p, cfg);
 	limit_binding(f, p, cfg, a);

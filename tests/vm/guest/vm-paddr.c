@@ -1272,7 +1272,30 @@ int main(int argc, char **argv)
 	app0 = cs->sz_applied;
 	exc0 = cs->qt_exceeds;
 	t0 = now_usec();
-	cycle_for(p, 6);
+	/*
+	 * the window: two walks of the scheme (cycles in which its tried bytes grew), at most
+	 * 40 s. The kernel counts a walk's countdown (min_age) in samples, which take longer
+	 * than sample_interval when the host is busy, so a walk is not every 3 s of wall time.
+	 */
+	{
+		uint64_t prev = tried0, c0 = paddr_stats(p)->commits,
+			 h0 = paddr_stats(p)->commits_held;
+		unsigned walks = 0, secs = 0;
+
+		while (walks < 2 && secs < 40) {
+			cycle_for(p, 1);
+			secs++;
+			cs = paddr_cgroup_stats(p, "/vmt-pa");
+			walks += cs->sz_tried > prev;
+			prev = cs->sz_tried;
+		}
+		printf("# window: %u walks seen in %u cycles; %" PRIu64 " commits, %" PRIu64
+		       " held (the kernel %s the walk's countdown on a commit)\n",
+		       walks, secs, paddr_stats(p)->commits - c0, paddr_stats(p)->commits_held - h0,
+		       d.feat.commit_keeps_clock ? "keeps" : "restarts");
+		ok(walks >= 1, "the scheme walked within 40 s of a 3 s min_age (%u walks seen)",
+		   walks);
+	}
 	cs = paddr_cgroup_stats(p, "/vmt-pa");
 	tried1 = cs->sz_tried;
 	app1 = cs->sz_applied;
