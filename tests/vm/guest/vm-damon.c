@@ -55,7 +55,13 @@ static void damon_stat_busy(struct damon *d, struct damon_ctx *c)
 	char v[8] = "";
 
 	if (read_file_at(AT_FDCWD, en, v, sizeof(v)) < 0 || v[0] != 'Y') {
-		printf("# damon_stat is not enabled on this kernel: no exclusive holder to test\n");
+		const char *why = "damon_stat is not enabled on this kernel (7.x enables it): no "
+				  "exclusive holder of DAMON to test";
+
+		skip("context written while damon_stat runs", why);
+		skip("damon_stat holds DAMON: state=on is EBUSY", why);
+		skip("the error names damon_stat and how to release it", why);
+		skip("(operator) damon_stat disabled", why);
 		return;
 	}
 	is_int(damon_write_ctx(d, DAMON_SLOT_VADDR, c), 0, "context written while damon_stat runs");
@@ -402,6 +408,9 @@ static void paddr_rechecks(struct damon *d)
 	if (d->feat.refresh_ms)
 		is_int(damon_set_refresh(d, DAMON_SLOT_PADDR, 200), 0,
 		       "refresh_ms (6.17+): the kernel refreshes the stats every 200 ms");
+	else
+		skip("refresh_ms: the kernel refreshes the stats every 200 ms",
+		     "no refresh_ms before Linux 6.17");
 	fh0 = vm_majflt(ph);
 	/* DAMON paddr pageout takes a few seconds alone, much longer on a loaded host */
 	for (int i = 0; i < 120 && r == 0; i++) {
@@ -442,6 +451,9 @@ static void paddr_rechecks(struct damon *d)
 			     "as applied when it is freed, after its write");
 		if (d->feat.refresh_ms)
 			is_int((int)io, 0, "with refresh_ms no state command was written for them");
+		else
+			skip("with refresh_ms no state command was written for them",
+			     "no refresh_ms before Linux 6.17");
 	}
 	is_int(damon_stop(d, DAMON_SLOT_PADDR), 0, "paddr kdamond off");
 	vm_reap(pc);
