@@ -15,6 +15,38 @@ def runs_of(end, m):
     return [r for n, r in end.items() if n == m or n.startswith(m + "#")]
 
 
+def base_name(m):
+    """A run's method: "NAME#2" is NAME's second run."""
+    return m.split("#", 1)[0]
+
+
+def spread(vals, fmt):
+    """min / median / max of vals (the lower median for an even count), each through fmt."""
+    v = sorted(vals)
+    if not v:
+        return "-"
+    if len(v) == 1:
+        return fmt(v[0])
+    return " / ".join(fmt(x) for x in (v[0], v[(len(v) - 1) // 2], v[-1]))
+
+
+def secs(t):
+    return "never" if t == float("inf") else "%s s" % f(t, 0)
+
+
+def provenance(out, k):
+    """The commit, date and command that measured kernel k (bench/run.sh's provenance file)."""
+    p = os.path.join(out, "provenance-%s.txt" % k)
+    lines = []
+    if os.path.exists(p):
+        with open(p) as fh:
+            lines = [line.rstrip("\n").split(None, 3) for line in fh if line.strip()]
+    if not lines:
+        return ["Provenance: not recorded (measured before bench/run.sh wrote it).", ""]
+    return ["| step | commit | date | command |", "|---|---|---|---|"] + [
+        "| %s | %s | %s | `%s` |" % tuple((w + ["?"] * 4)[:4]) for w in lines] + [""]
+
+
 def rows(path):
     try:
         with open(path) as f:
@@ -115,18 +147,25 @@ def main():
         qual = rows(os.path.join(out, "quality-%s.csv" % k))
         apply = rows(os.path.join(out, "apply-%s.csv" % k))
         scale = rows(os.path.join(out, "scale-%s.csv" % k))
-        md += ["## Linux %s" % k, "",
-               "### Quality (%s s per method, min_age %d s, 3 processes in /bq-a with 32 MiB "
+        md += ["## Linux %s" % k, ""] + provenance(out, k)
+        md += ["### Quality (%s s per method, min_age %d s, 3 processes in /bq-a with 32 MiB "
                "cold + 8 MiB hot each, one with a skewed hot set; one more in /bq-b)" %
                (qsecs, MIN_AGE_S), "",
-               "| method | cold reclaimed | time to 95% | hot refaulted | hot out at the end "
-               "| /bq-a saved | /bq-b swapped |", "|---|---|---|---|---|---|---|"]
-        for m, r in end.items():
-            t95 = r["t95_s"]
-            md.append("| %s | %s%% | %s | %s%% | %s%% | %s MiB | %s kB |" % (
-                m, f(r["cold_pct"]), (t95 + " s") if t95 not in ("-1", "") else "never",
-                f(r["hot_refault_pct"], 2), f(r["hot_out_pct"], 2),
-                f(float(r["saved_kb"]) / 1024), f(r["other_kb"], 0)))
+               "Each cell: minimum / median / maximum over the method's runs (interleaved "
+               "rounds in one boot).", "",
+               "| method | runs | cold reclaimed % | time to 95% | hot refaulted % "
+               "| hot out at the end % | /bq-a saved MiB | /bq-b swapped kB |",
+               "|---|---|---|---|---|---|---|---|"]
+        for m in dict.fromkeys(base_name(n) for n in end):
+            runs = runs_of(end, m)
+            t95s = [float(r["t95_s"]) if r["t95_s"] not in ("-1", "") and
+                    float(r["t95_s"]) > 0 else float("inf") for r in runs]
+            col = lambda key, d=1, div=1: spread([float(r[key]) / div for r in runs],
+                                                 lambda x: f(x, d))
+            md.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                m, len(runs), col("cold_pct"), spread(t95s, secs),
+                col("hot_refault_pct", 2), col("hot_out_pct", 2),
+                col("saved_kb", 1, 1024), col("other_kb", 0)))
         md.append("")
         targets = []
         for m in ("pageoutd-vaddr", "pageoutd-paddr"):

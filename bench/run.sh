@@ -59,7 +59,19 @@ else
 	rm -f "$out/host_scale.csv"
 fi
 rm -f "$out/host.log"
+# provenance: each step's figures of a kernel name the commit (-dirty: with uncommitted
+# changes), the date and the command that measured them, one line per step in
+# provenance-KERNEL.txt (a step left out keeps its line); report.py prints them
+commit=$(git -C "$s" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 for k in "$@"; do
+	pf=$out/provenance-$k.txt
+	touch "$pf"
+	for st in $steps; do
+		grep -v "^$st " "$pf" >"$pf.tmp" || true
+		echo "$st $commit $(date -u +%Y-%m-%d) bench/run.sh -q $q -S $st $k" \
+			"(BENCH_SCALE='$scale' BENCH_WATCH='$watch')" >>"$pf.tmp"
+		mv "$pf.tmp" "$pf"
+	done
 	log=$out/guest-$k.log
 	[ "$steps" = android ] && log=$out/guest-android-$k.log
 	echo "bench: booting $k ($steps; quality ${q} s per method, scale $scale, watch $watch)"
