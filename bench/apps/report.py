@@ -195,6 +195,16 @@ def main():
              "only comparable as ratios within one boot, and the phases are short.\n"]
     for k in kernels:
         lines.append("## Linux %s\n" % k)
+        prov = os.path.join(out, "apps-provenance-%s.txt" % k)
+        if os.path.exists(prov):
+            with open(prov) as f:
+                rows = [ln.rstrip("\n").split(None, 3) for ln in f if ln.strip()]
+            lines.append("| application | commit | date | command |\n|---|---|---|---|\n" +
+                         "".join("| %s | %s | %s | `%s` |\n" % tuple((w + ["?"] * 4)[:4])
+                                 for w in rows))
+        else:
+            lines.append("Provenance: not recorded (measured before bench/apps/run.sh wrote "
+                         "it).\n")
         for app in APPS:
             if not os.path.exists(os.path.join(out, "apps-%s_end-%s.csv" % (app, k))):
                 continue

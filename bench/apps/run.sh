@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# run.sh -b BUILDDIR -s SRCDIR [-C CACHE] [-t SECS] [-o OPTS] [-1] [KERNEL...]: bench/apps.
+# run.sh -b BUILDDIR -s SRCDIR [-C CACHE] [-t SECS] [-o OPTS] [-1] [-i SHIFT] [KERNEL...]:
+# bench/apps.
 # Boot each kernel once with the Debian root file system of rootfs.sh (PostgreSQL 15 with
 # pgbench, MariaDB 10.11 with sysbench, from Debian's packages) and run each application's
 # driver there (BENCH_APPS, "pg my": pg.sh, my.sh) with OPTS and the methods of
@@ -12,11 +13,16 @@
 #   -t SECS  timeout of one boot (7200: both applications, ten methods each, take about 50 minutes)
 #   -o OPTS  pg.sh's options (BENCH_APPS_OPTS; see pg.sh)
 #   -1       single-threaded TCG (tests/vm/README)
+#   -i SHIFT QEMU's -icount shift=SHIFT,sleep=off (BENCH_APPS_ICOUNT; implies -1): guest time
+#            follows the instructions executed, not the host's load, so two runs of the same
+#            work take the same guest time; the two vCPUs share one timeline, so a reclaimer's
+#            CPU comes out of the application's throughput as on a server with no idle core
 set -eu
 b=. s=. cache="" timeout=7200 accel=tcg,thread=multi opts=${BENCH_APPS_OPTS:-}
+icount=${BENCH_APPS_ICOUNT:-}
 apps=${BENCH_APPS:-pg my}
 methods=${BENCH_APPS_METHODS:-none pageoutd-vaddr pageoutd-paddr pageoutd-tuned-vaddr pageoutd-tuned-paddr damos-vaddr damos-paddr damon_reclaim memory.reclaim-2 none}
-while getopts b:s:C:t:o:1 o; do
+while getopts b:s:C:t:o:1i: o; do
 	case $o in
 	b) b=$OPTARG ;;
 	s) s=$OPTARG ;;
@@ -24,10 +30,16 @@ while getopts b:s:C:t:o:1 o; do
 	t) timeout=$OPTARG ;;
 	o) opts=$OPTARG ;;
 	1) accel=tcg,thread=single ;;
+	i) icount=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+icount_args=""
+if [ -n "$icount" ]; then
+	accel=tcg,thread=single
+	icount_args="-icount shift=$icount,sleep=off"
+fi
 [ -n "$cache" ] || cache=${PAGEOUTD_VM_CACHE:-$s/tests/vm/cache}
 v=$s/tests/vm
 out=$s/bench/results
@@ -64,7 +76,8 @@ initrd() {
 boot() {
 	: >"$work/status"
 	: >"$work/console"
-	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -cpu max -m 3072 -smp 2 \
+	# shellcheck disable=SC2086
+	timeout "$timeout" qemu-system-x86_64 -accel "$accel" $icount_args -cpu max -m 3072 -smp 2 \
 		-nodefaults -no-user-config -display none -vga none -no-reboot \
 		-serial "file:$work/console" -serial "file:$work/status" \
 		-kernel "$cache/$1/vmlinuz" -initrd "$work/initrd" \
@@ -81,7 +94,7 @@ for k in "$@"; do
 	for a in $apps; do cmd="$cmd${cmd:+ && }./$a.sh $opts $methods"; done
 	initrd "$k" "$cmd"
 	log=$out/apps-guest-$k.log
-	echo "bench/apps: booting $k ($cmd)"
+	echo "bench/apps: booting $k ($cmd)${icount:+, -icount shift=$icount,sleep=off}"
 	boot "$k" >"$log" 2>&1
 	if ! grep -q '^vm: payload start' "$log" && ! grep -q . "$work/status"; then
 		echo "bench/apps: the guest died before its payload started; booting once more" | tee -a "$log"
@@ -93,6 +106,16 @@ for k in "$@"; do
 		tail -n 30 "$log" >&2
 		exit 1
 	fi
+	# provenance: one line per application, replaced when it is measured again
+	pf=$out/apps-provenance-$k.txt
+	touch "$pf"
+	for a in $apps; do
+		grep -v "^$a " "$pf" >"$pf.tmp" || true
+		echo "$a $(git -C "$s" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)" \
+			"$(date -u +%Y-%m-%d) bench/apps/run.sh -o '$opts'${icount:+ -i $icount} $k" \
+			"(BENCH_APPS_METHODS='$methods')" >>"$pf.tmp"
+		mv "$pf.tmp" "$pf"
+	done
 	for a in $apps; do
 		{
 			echo "method,t,mem_kb,swap_kb,anon_kb,file_kb,shmem_kb,majflt,anon_thp_kb,tps,tps_5s"
