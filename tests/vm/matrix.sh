@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # matrix.sh -b BUILDDIR -s SRCDIR [-o FILE] [SERIES...]: the kernel matrix. Boots each series
-# given, or every series the mirror offers (kernel.sh --list), with check.sh (one boot each,
-# again on a failure as check.sh does), and writes a Markdown table to FILE (default
-# SRCDIR/tests/vm/matrix.md): the kernel, the DAMON features its guest detected (vm-damon's
-# "# damon features:" line), the checks passed and the time. Exits 1 if any kernel failed;
-# the table says which either way.
+# given, or every series the mirror offers (kernel.sh --list), with check.sh (one boot each),
+# and writes a Markdown table to FILE (default SRCDIR/tests/vm/matrix.md): the kernel, the
+# DAMON features its guest detected (vm-damon's "# damon features:" line), the checks passed,
+# skipped and retried, and the time. The whole file is written from this run alone: every row
+# ran the same test set, of the commit the header names (a row of an earlier run is not
+# kept). Exits 1 if any kernel failed; the table says which either way.
 set -u
 b=. s=. out=
 while getopts b:s:o: o; do
@@ -43,30 +44,29 @@ for k in "$@"; do
 	" behind zswap") kver="$kver behind zswap" ;;
 	esac
 	feats=$(sed -n "s/^\[$k\] # damon features: //p" "$log" | tail -n 1)
-	# the boot that decided: check.sh's last "== K: N checks, F failed" line
+	# check.sh's "== K: N checks, F failed, S skipped, R check retries, B early reboots" line
 	last=$(grep "^== $k: " "$log" | tail -n 1)
 	n=$(echo "$last" | sed -n 's/^== [^:]*: \([0-9]*\) checks.*/\1/p')
 	nf=$(echo "$last" | sed -n 's/.* checks, \([0-9]*\) failed.*/\1/p')
-	boots=$(grep -c "^== $k: " "$log")
+	ns=$(echo "$last" | sed -n 's/.* failed, \([0-9]*\) skipped.*/\1/p')
+	nr=$(echo "$last" | sed -n 's/.* skipped, \([0-9]*\) check retries.*/\1/p')
+	nb=$(echo "$last" | sed -n 's/.* retries, \([0-9]*\) early reboots.*/\1/p')
 	if [ "$rc" = 0 ]; then
 		verdict="passed: $((${n:-0} - ${nf:-0}))/${n:-0}"
-		nskip=$(($(grep -c "^\[$k\] ok .* # SKIP" "$log") / boots))
-		[ "$nskip" -gt 0 ] && verdict="$verdict ($nskip of them TAP SKIPs: tests/vm/README)"
-		[ "$boots" -gt 1 ] && verdict="$verdict (on boot $boots)"
 	else
 		status=1
-		verdict="**failed**: $((${n:-0} - ${nf:-0}))/${n:-0} on the last of $boots boots"
+		failed=$(grep "^\[$k\] not ok " "$log" | sed 's/^\[[^]]*\] not ok //' | cut -c1-60 |
+			tr '\n' ';' | sed 's/;$//; s/|/\\|/g')
+		verdict="**failed**: $((${n:-0} - ${nf:-0}))/${n:-0} (${failed:-the guest did not finish})"
 	fi
+	[ "${ns:-0}" -gt 0 ] && verdict="$verdict; ${ns} TAP SKIPs"
+	[ "${nr:-0}" -gt 0 ] && verdict="$verdict; ${nr} check retries"
+	[ "${nb:-0}" -gt 0 ] && verdict="$verdict; booted again before the payload"
 	printf '| %s | %s | %s | %s | %s s | %s |\n' "$k" "$kver" "${feats:-not reached}" \
 		"$verdict" "$secs" "$(date -u +%Y-%m-%d)" >>"$rows"
 	rm -f "$log"
 done
-# the rows of series not booted this time stay as they were, each with the date it was booted
-if [ -f "$out" ]; then
-	for k in "$@"; do echo "| $k |"; done >"$rows.new"
-	grep '^| [0-9]' "$out" | grep -v -F -f "$rows.new" >>"$rows"
-	rm -f "$rows.new"
-fi
+commit=$(git -C "$s" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 {
 	echo "# Kernel matrix"
 	echo
@@ -77,6 +77,9 @@ fi
 	echo "512 MiB raw disk image instead, virtio or NVMe, whichever driver the kernel has (and"
 	echo "vm-paddr's page cache is on a second such disk), behind zswap where the kernel has it:"
 	echo "the kernel column says so. On a bare disk five checks report a TAP SKIP (tests/vm/README)."
+	echo
+	echo "Test set: commit $commit, each series booted once (\`make check-matrix"
+	echo "MATRIX_KERNELS=\"$*\"\`)."
 	echo
 	echo "| series | kernel | DAMON features detected | checks | time | booted |"
 	echo "|---|---|---|---|---|---|"
