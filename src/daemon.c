@@ -261,6 +261,7 @@ void daemon_report(const struct daemon *d, struct report_src *ret)
 	ret->idle = d->idle;
 	ret->no_vaddr = log_cond_text(&d->no_ops[ENGINE_VADDR]);
 	ret->no_paddr = log_cond_text(&d->no_ops[ENGINE_PADDR]);
+	ret->record_error = d->damon_open ? damon_record_error(&d->damon) : NULL;
 }
 
 /* The daemon's one-line state, for the reports and the service manager's STATUS=. */
@@ -336,6 +337,8 @@ static void run_engines(struct daemon *d)
 	struct report_src rs;
 	char sz[16];
 
+	/* a state_dir that was full or read-only when a kdamond started: try the record again */
+	damon_sync_record(&d->damon);
 	/* the engines log their own failures, once per condition */
 	if (d->vaddr) {
 		vaddr_cycle(d->vaddr);

@@ -326,14 +326,51 @@ static int write_record(struct damon *d)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return fail(d, -errno, "state file %s", tmp);
-	if (write(fd, buf, (size_t)len) != len || fsync(fd) < 0)
-		r = -EIO;
+	{
+		ssize_t w = write(fd, buf, (size_t)len);
+
+		if (w != len)
+			r = w < 0 ? -errno : -ENOSPC;
+		else if (fsync(fd) < 0)
+			r = -errno;
+	}
 	close(fd);
 	if (r == 0 && rename(tmp, d->state_file) < 0)
 		r = -errno;
 	if (r < 0)
+		unlink(tmp); /* no partial file left in a full directory */
+	if (r < 0) {
 		fail(d, r, "state file %s", d->state_file);
-	return r;
+		return r;
+	}
+	d->record_stale = false;
+	log_cond_clear(&d->record_cond);
+	return 0;
+}
+
+/* after a kdamond started or stopped: the record follows, or says once why it cannot */
+static void record_after_change(struct damon *d)
+{
+	if (write_record(d) == 0)
+		return;
+	d->record_stale = true;
+	log_cond_set(&d->record_cond, LOG_ERR,
+		     "%s: the kdamonds pageoutd owns are not recorded, so a pageoutd restarted "
+		     "after a crash would not take them back (retried each cycle)",
+		     d->err);
+}
+
+int damon_sync_record(struct damon *d)
+{
+	if (!d->owned || !d->record_stale)
+		return 0;
+	record_after_change(d);
+	return d->record_stale ? -EIO : 0;
+}
+
+const char *damon_record_error(const struct damon *d)
+{
+	return d->record_stale ? log_cond_text(&d->record_cond) : NULL;
 }
 
 static bool pid_is_other_pageoutd(pid_t pid)
@@ -1059,8 +1096,7 @@ int damon_start(struct damon *d, unsigned slot)
 	if (rd_u64(d, mkpath(p, sizeof(p), "kdamonds/%u/pid", slot), &pid) == 0 &&
 	    pid != UINT64_MAX)
 		d->kpid[slot] = (int)pid;
-	if (write_record(d) < 0)
-		log_rl(LOG_ERR, "%s", d->err);
+	record_after_change(d);
 	log_info("kdamond %u started (kernel thread pid %d)", slot, d->kpid[slot]);
 	return 0;
 }
@@ -1091,8 +1127,8 @@ int damon_stop(struct damon *d, unsigned slot)
 		return log_errno(LOG_ERR, r, "kdamond %u", slot);
 	}
 	d->kpid[slot] = -1;
-	if (d->owned && write_record(d) < 0)
-		log_rl(LOG_ERR, "%s", d->err);
+	if (d->owned)
+		record_after_change(d);
 	return 0;
 }
 

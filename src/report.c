@@ -449,6 +449,11 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 		sbuf_puts(b, "null");
 	sbuf_puts(b, ",\"status\":");
 	sbuf_json_str(b, r->status ? r->status : "");
+	sbuf_puts(b, ",\"state_record_error\":");
+	if (r->record_error)
+		sbuf_json_str(b, r->record_error);
+	else
+		sbuf_puts(b, "null");
 	refsem_of(r, &sem, &from);
 	sbuf_puts(b, ",\"reference_semantics\":");
 	if (sem)
@@ -966,6 +971,10 @@ void report_metrics(const struct report_src *r, struct sbuf *b)
 	sbuf_printf(b, "pageoutd_cycle_seconds_total %.6f\n", (double)r->cycle_us_total / 1e6);
 	metric_header(b, "damon_owned", "gauge", "1 while pageoutd owns its DAMON kdamonds");
 	sbuf_printf(b, "pageoutd_damon_owned %d\n", r->damon_owned ? 1 : 0);
+	metric_header(b, "state_record_stale", "gauge",
+		      "1 while the record of the kdamonds pageoutd owns cannot be written to "
+		      "state_dir (full or read-only)");
+	sbuf_printf(b, "pageoutd_state_record_stale %d\n", r->record_error ? 1 : 0);
 	metrics_policies(r, v, b);
 	if (r->paddr)
 		metrics_paddr(r, b);
@@ -1070,6 +1079,8 @@ void report_status(const struct report_src *r, struct sbuf *b)
 		    r->status ? r->status : "starting", r->cycles,
 		    (now_usec() - r->started_us) / USEC_PER_SEC,
 		    r->cfg->daemon.dry_run ? ", dry run" : "");
+	if (r->record_error)
+		sbuf_printf(b, "state_dir: %s\n", r->record_error);
 	sbuf_printf(b, "%-16s %-6s", "POLICY", "ENGINE");
 	for (size_t k = 0; k < ARRAY_SIZE(status_columns); k++)
 		sbuf_printf(b, " %*s", status_columns[k].width, status_columns[k].header);

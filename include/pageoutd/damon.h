@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pageoutd/log.h"
+
 #define DAMON_MAX_KDAMONDS 2 /* pageoutd owns one vaddr and one paddr kdamond */
 #define DAMON_SLOT_VADDR 0
 #define DAMON_SLOT_PADDR 1
@@ -219,6 +221,13 @@ struct damon {
 	uint64_t refresh_ms[DAMON_MAX_KDAMONDS];
 	struct damon_features feat;
 	unsigned long nr_io; /* file operations, for the cost figures */
+	/*
+	 * The ownership record in state_dir could not be rewritten after a kdamond started or
+	 * stopped (the directory full or read-only): logged once through record_cond, and again
+	 * when it clears; damon_sync_record() tries again.
+	 */
+	bool record_stale;
+	struct log_cond record_cond;
 };
 
 /*
@@ -303,6 +312,14 @@ int damon_commit(struct damon *d, unsigned slot);
 int damon_stop(struct damon *d, unsigned slot);
 /* damon_running: 1 running, 0 off (someone turned it off, or every target exited), -errno. */
 int damon_running(struct damon *d, unsigned slot);
+/*
+ * damon_sync_record: while the ownership record is stale (record_stale), write it again; called
+ * each cycle. Returns 0 (nothing stale, or written) or the -errno of the write, which stays a
+ * condition (damon_record_error) until a write works.
+ */
+int damon_sync_record(struct damon *d);
+/* damon_record_error: why the ownership record is stale (one line, owned by d), or NULL. */
+const char *damon_record_error(const struct damon *d);
 
 /*
  * damon_snapshot: update_schemes_tried_regions (blocks one apply interval), then read every

@@ -29,6 +29,8 @@ struct report_src {
 	const char *idle;     /* why there is nothing to reclaim (DAMON not taken), or NULL */
 	const char *no_vaddr; /* why the vaddr engine cannot run on this kernel, or NULL */
 	const char *no_paddr;
+	/* why the ownership record in state_dir is stale (full, read-only), or NULL */
+	const char *record_error;
 };
 
 /*

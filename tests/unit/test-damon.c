@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "pageoutd/damon.h"
@@ -669,6 +671,88 @@ static void tuner(enum fake_abi abi)
 	fake_free(f);
 }
 
+/* fill the file system of dir: a file of zeros until ENOSPC; returns its path's length */
+static void fill(const char *dir, char *path, size_t len)
+{
+	char zero[4096] = { 0 };
+	int fd;
+
+	snprintf(path, len, "%s/filler", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	while (fd >= 0 && write(fd, zero, sizeof(zero)) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A state_dir that fills up or turns read-only while pageoutd owns DAMON: the kdamonds keep
+ * working, the stale record is said once (and again when it clears), damon_sync_record()
+ * writes it once there is room again, and no partial file is left. On a 64 KiB tmpfs in a
+ * mount namespace of this process's own (root only).
+ */
+static void state_dir_full(void)
+{
+	static const char *const names[] = {
+		"state_dir full: the kdamond starts all the same",
+		"and the stale record is one log line naming the file and the consequence",
+		"damon_record_error says so while it lasts",
+		"a second try while still full logs nothing more",
+		"no partial temporary file left in the full directory",
+		"room again: the record is written at the next sync, the error clears",
+		"and it records the kdamond started while the directory was full",
+		"read-only: a stop still works, the record is stale (EROFS)",
+		"writable again: the next sync writes the record",
+	};
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	char dir[] = "/tmp/pageoutd-test-state.XXXXXX", filler[PATH_MAX], tmp[PATH_MAX],
+	     rec[512] = "";
+	struct damon d;
+	struct damon_ctx c;
+	size_t mark;
+
+	if (geteuid() != 0 || !mkdtemp(dir) || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700") < 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+			skip(names[i],
+			     "needs root for a small tmpfs in a mount namespace of its own");
+		rmdir(dir);
+		fake_free(f);
+		return;
+	}
+	damon_open(&d, f->admin, dir, &io);
+	damon_acquire(&d);
+	vaddr_ctx(&c);
+	damon_write_ctx(&d, 0, &c);
+	fill(dir, filler, sizeof(filler));
+	mark = strlen(logbuf);
+	ok(damon_start(&d, 0) == 0 && !strcmp(fake_get(f, "kdamonds/0/state"), "on"), "%s",
+	   names[0]);
+	ok(strstr(logbuf + mark, "damon.state") && strstr(logbuf + mark, "not recorded") &&
+		   strstr(logbuf + mark, "No space left"),
+	   "%s", names[1]);
+	ok(damon_record_error(&d) != NULL, "%s", names[2]);
+	mark = strlen(logbuf);
+	ok(damon_sync_record(&d) < 0 && strlen(logbuf) == mark, "%s", names[3]);
+	snprintf(tmp, sizeof(tmp), "%s/damon.state.tmp", dir);
+	ok(access(tmp, F_OK) < 0, "%s", names[4]);
+	unlink(filler);
+	ok(damon_sync_record(&d) == 0 && damon_record_error(&d) == NULL, "%s", names[5]);
+	read_file_at(AT_FDCWD, d.state_file, rec, sizeof(rec));
+	ok(strstr(rec, "kdamond=0 kpid=") && !strstr(rec, "kdamond=0 kpid=-1"), "%s", names[6]);
+	mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, NULL);
+	ok(damon_stop(&d, 0) == 0 && damon_record_error(&d) != NULL, "%s", names[7]);
+	mount(NULL, dir, NULL, MS_REMOUNT, "size=64k");
+	ok(damon_sync_record(&d) == 0 && damon_record_error(&d) == NULL, "%s", names[8]);
+	damon_release(&d);
+	damon_close(&d);
+	umount(dir);
+	rmdir(dir);
+	fake_free(f);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_CRIT);
@@ -686,6 +770,7 @@ int main(void)
 	foreign(true);
 	foreign(false);
 	recover();
+	state_dir_full();
 	exclusive();
 	refresh(FAKE_ABI_612);
 	refresh(FAKE_ABI_72);
