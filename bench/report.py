@@ -120,19 +120,26 @@ def warm(out, k):
             r["method"], f(r["cold_pct"]), (t90 + " s") if t90 not in ("-1", "") else "never",
             " / ".join(wins), wins[-1] if wins else "-", allflt.get(r["method"], "-")))
     md.append("")
-    by = {r["method"]: r for r in end}
-    mine = by.get("pageoutd-vaddr")
+    # the targets hold in every run of pageoutd-vaddr (bench warm runs each method 3 times)
+    mine = [r for r in end if base_name(r["method"]) == "pageoutd-vaddr"]
     if mine:
-        wins = [int(w) for w in mine["warm_majflt_per_30s"].split(";") if w]
-        first = next((w for w in wins if w > 0), 0)
-        ok_cold = float(mine["cold_pct"]) >= 90
-        ok_warm = bool(wins) and first > 0 and wins[-1] * 4 <= first
-        md += ["| target (pageoutd-vaddr) | met | figure |", "|---|---|---|",
-               "| cold sets at least 90%% reclaimed | %s | %s%% |" % (
-                   "met" if ok_cold else "**not met**", f(mine["cold_pct"])),
+        colds, warms = [], []
+        for r in mine:
+            wins = [int(w) for w in r["warm_majflt_per_30s"].split(";") if w]
+            first = next((w for w in wins if w > 0), 0)
+            colds.append(float(r["cold_pct"]))
+            warms.append((wins[-1] if wins else None, first))
+        ok_cold = min(colds) >= 90
+        ok_warm = all(last is not None and first > 0 and last * 4 <= first
+                      for last, first in warms)
+        md += ["| target (pageoutd-vaddr, every run) | met | figure |", "|---|---|---|",
+               "| cold sets at least 90%% reclaimed | %s | %s |" % (
+                   "met" if ok_cold else "**not met**",
+                   ", ".join(f(c) + "%" for c in colds)),
                "| warm-set faults in the last 30 s at most a quarter of the first window with "
-               "faults | %s | %s of %s |" % ("met" if ok_warm else "**not met**",
-                                             wins[-1] if wins else "-", first), ""]
+               "faults | %s | %s |" % ("met" if ok_warm else "**not met**", ", ".join(
+                   "%s of %s" % ("-" if last is None else last, first)
+                   for last, first in warms)), ""]
     return md
 
 

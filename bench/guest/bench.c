@@ -485,6 +485,7 @@ static int quality(unsigned secs, int argc, char **argv)
 /* --- warm sets: the memory of mistakes against a policy-wide back-off and DAMOS --- */
 
 #define WARM_N 3
+#define WARM_RUNS 3
 static const struct warm_spec warm_bench = {
 	.cold_mb = 48,
 	.hot_mb = 16,
@@ -503,7 +504,7 @@ static const char *const warm_method[] = { "pageoutd-vaddr", "pageoutd-vaddr-nol
  * then one end line (cold % at the end, seconds to 90% of the cold sets, the warm sets' faults
  * in each 30 s window).
  */
-static void warm_one(unsigned m, unsigned secs)
+static void warm_one(unsigned m, unsigned secs, const char *name)
 {
 	struct warm_counts *c = warm_counts_new(WARM_N);
 	struct damon_target t[WARM_N];
@@ -519,7 +520,7 @@ static void warm_one(unsigned m, unsigned secs)
 		return;
 	vm_cg_make(warm_bench.cgroup);
 	if (warm_spawn(&warm_bench, WARM_N, c, pids) != WARM_N) {
-		printf("# warm: %s: the workload did not start\n", warm_method[m]);
+		printf("# warm: %s: the workload did not start\n", name);
 		goto out;
 	}
 	for (unsigned k = 0; k < WARM_N; k++)
@@ -538,7 +539,7 @@ static void warm_one(unsigned m, unsigned secs)
 		for (unsigned k = 0; k < WARM_N; k++)
 			t[k].pid = pids[k];
 		if (damos_start(&r, "vaddr", t, WARM_N, &sc) < 0)
-			printf("# warm: %s: DAMOS did not start\n", warm_method[m]);
+			printf("# warm: %s: DAMOS did not start\n", name);
 	}
 	for (unsigned s = 1; s <= secs; s++) {
 		long cold = 0, flt = 0;
@@ -555,8 +556,7 @@ static void warm_one(unsigned m, unsigned secs)
 		cold_pct = 100.0 * (double)cold / (WARM_N * warm_bench.cold_mb * 1024.0);
 		if (t90 < 0 && cold_pct >= 90)
 			t90 = s;
-		printf("BENCH,warm,%s,%u,%.2f,%" PRIu64 ",%ld\n", warm_method[m], s, cold_pct, wf,
-		       flt);
+		printf("BENCH,warm,%s,%u,%.2f,%" PRIu64 ",%ld\n", name, s, cold_pct, wf, flt);
 	}
 	method_stop(m < 2 ? M_VADDR : M_DAMOS, &r);
 	for (unsigned from = 0; from + 30 <= secs; from += 30) {
@@ -568,7 +568,7 @@ static void warm_one(unsigned m, unsigned secs)
 		if (wl >= sizeof(win))
 			break;
 	}
-	printf("BENCH,warm_end,%s,%.2f,%.0f,%s\n", warm_method[m], cold_pct, t90, win);
+	printf("BENCH,warm_end,%s,%.2f,%.0f,%s\n", name, cold_pct, t90, win);
 out:
 	for (unsigned k = 0; k < WARM_N; k++)
 		vm_reap(pids[k]);
@@ -584,8 +584,17 @@ static int warm(unsigned secs)
 	mkdir(state_dir, 0700);
 	printf("BENCH,warm_head,method,t,cold_pct,warm_majflt,majflt\n");
 	printf("BENCH,warm_end_head,method,cold_pct,t90_s,warm_majflt_per_30s\n");
-	for (unsigned m = 0; m < sizeof(warm_method) / sizeof(warm_method[0]); m++)
-		warm_one(m, secs);
+	/* every method WARM_RUNS times, in interleaved rounds, as bench quality does */
+	for (unsigned run = 0; run < WARM_RUNS; run++)
+		for (unsigned m = 0; m < ARRAY_SIZE(warm_method); m++) {
+			char name[48];
+
+			if (run)
+				snprintf(name, sizeof(name), "%s#%u", warm_method[m], run + 1);
+			else
+				str_copy(name, sizeof(name), warm_method[m]);
+			warm_one(m, secs, name);
+		}
 	return 0;
 }
 
