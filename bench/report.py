@@ -104,8 +104,10 @@ def warm(out, k):
     end = rows(os.path.join(out, "warm_end-%s.csv" % k))
     if not end:
         return []
+    secs = max((int(r["t"]) for r in rows(os.path.join(out, "warm-%s.csv" % k))), default=0)
     md = ["### Warm sets beside cold ones (bench warm: 3 processes in /bw, each 16 MiB hot, "
-          "32 MiB warm read in one burst every 6 s, 48 MiB cold; min_age 3 s; warm-%s.png)" % k,
+          "32 MiB warm read in one burst every 6 s, 48 MiB cold; min_age 3 s; %d s per run; "
+          "warm-%s.png)" % (secs, k),
           "",
           "| method | cold reclaimed at the end | time to 90% of the cold sets | warm-set major "
           "faults per 30 s window | in the last 30 s | all major faults of the processes |",
