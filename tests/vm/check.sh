@@ -8,7 +8,7 @@
 #  - boot.sh boots once more a guest that died before its payload started (nothing was
 #    tested yet: a QEMU TCG race during the kernel's boot), and says so;
 #  - a guest check whose flakiness has a named cause outside pageoutd retries that one check
-#    inside the boot (vmtest.h's vm_retry), printing "# retry: ..." each time.
+#    inside the boot, printing "# retry: CHECK (CAUSE)" each time.
 # Each guest program declares its TAP plan before its first check; a program that ran fewer
 # or more checks than it planned fails here, so a lost subtest shows.
 set -u
