@@ -100,6 +100,9 @@ static void check_socket(void)
 	ok(unknown, "and its MEMCG-DROP is unknown (-): the apps' cgroups have no memory.stat");
 }
 
+/* the checks of a run, on every kernel */
+#define VM_ANDROID_CHECKS 13
+
 int main(void)
 {
 	int rc;
@@ -112,6 +115,7 @@ int main(void)
 		printf("1..0 # SKIP cannot set up /system\n");
 		return 77;
 	}
+	tap_plan(VM_ANDROID_CHECKS);
 	daemon_pid = start_daemon();
 	vm_sleep_ms(2000);
 	lc_run(NSTEP, check_setup);

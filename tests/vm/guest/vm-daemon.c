@@ -512,10 +512,15 @@ static void modules(void)
 	vm_cg_remove("/vmd-mod");
 }
 
+/* the checks of a whole run, on every kernel */
+#define VM_DAEMON_CHECKS 36
+
 int main(int argc, char **argv)
 {
 	vm_require_guest();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		tap_plan(VM_DAEMON_CHECKS);
 	mkdir("/run/pageoutd-vmd", 0700);
 	vm_release_damon_stat();
 	if (argc < 2 || !strcmp(argv[1], "churn"))

@@ -642,12 +642,19 @@ static int image(void)
 	return tap_exit();
 }
 
+/* the checks of each run, on every kernel */
+#define VM_KUBE_CHECKS 13
+#define VM_KUBE_IMAGE_CHECKS 15
+
 int main(int argc, char **argv)
 {
 	vm_require_guest();
 	vm_release_damon_stat();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc > 1 && !strcmp(argv[1], "image"))
+	if (argc > 1 && !strcmp(argv[1], "image")) {
+		tap_plan(VM_KUBE_IMAGE_CHECKS);
 		return image();
+	}
+	tap_plan(VM_KUBE_CHECKS);
 	return node();
 }
