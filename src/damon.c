@@ -1041,6 +1041,15 @@ static int release_or_explain(struct damon *d, unsigned slot)
 		return -EBUSY;
 	}
 	r = dmodule_set(d->module_dir, (unsigned)m, false);
+	if (r == -EROFS || r == -EACCES || r == -EPERM) {
+		/* a sandbox: the unit's ProtectKernelTunables, a container's read-only /sys */
+		fail(d, r,
+		     "kdamond %u: release_modules = yes cannot turn off the kernel module %s: %s "
+		     "is not writable here (a read-only /sys: the systemd unit lists it in "
+		     "ReadWritePaths, a container must mount it read-write)",
+		     slot, name, p);
+		return -EBUSY;
+	}
 	if (r < 0) {
 		fail(d, r, "kdamond %u: turning off the kernel module %s (%s = N)", slot, name, p);
 		return -EBUSY;

@@ -443,6 +443,53 @@ static void release_modules(void)
 	fake_free(f);
 }
 
+/*
+ * release_modules where the module's parameters are read-only (a sandbox's /sys): the start is
+ * refused as EBUSY with a reason that names the parameter and what makes it writable. The
+ * parameters directory is bound read-only in a mount namespace of this process's own (root).
+ */
+static void release_read_only(void)
+{
+	static const char *const names[] = {
+		"read-only module parameters: the start is refused (EBUSY)",
+		"the reason names the parameter, says it is not writable here and what opens it",
+		"damon_stat is left on",
+	};
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	char dir[PATH_MAX + 64];
+	struct damon d;
+	struct damon_ctx c;
+
+	fake_module(f, "damon_stat", "Y");
+	snprintf(dir, sizeof(dir), "%s/fakesys/module/damon_stat/parameters", f->top);
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(dir, dir, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, dir, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) < 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+			skip(names[i],
+			     "needs root for a read-only bind mount in a mount namespace");
+		fake_free(f);
+		return;
+	}
+	damon_open(&d, f->admin, f->state_dir, &io);
+	damon_acquire(&d);
+	d.release_modules = true;
+	vaddr_ctx(&c);
+	damon_write_ctx(&d, 0, &c);
+	ok(damon_start(&d, 0) == -EBUSY, "%s", names[0]);
+	if (!ok(strstr(d.err, "damon_stat/parameters/enabled is not writable here") &&
+			strstr(d.err, "ReadWritePaths"),
+		"%s", names[1]))
+		printf("#   %s\n", d.err);
+	ok(module_is(f, "damon_stat", 'Y'), "%s", names[2]);
+	umount(dir);
+	damon_release(&d);
+	damon_close(&d);
+	fake_free(f);
+}
+
 /* refresh_ms (6.17+): the kernel refreshes the stats; no state command, which waits */
 static void refresh(enum fake_abi abi)
 {
@@ -775,6 +822,7 @@ int main(void)
 	refresh(FAKE_ABI_612);
 	refresh(FAKE_ABI_72);
 	release_modules();
+	release_read_only();
 	tuner(FAKE_ABI_612);
 	tuner(FAKE_ABI_72);
 	old_kernel();

@@ -401,6 +401,46 @@ fi
 grep -i 'overall exposure' $out | sed 's/^[^A-Za-z]*/# /'
 grep '^✗' $out | diag
 
+# --- 10. release_modules = yes under the shipped unit's sandbox ---
+# ProtectKernelTunables makes /sys read-only: the unit opens the DAMON modules' parameters
+# again (ReadWritePaths), so that pageoutd can turn off a module that holds DAMON and turn it
+# back on when it stops. damon_reclaim is built into Debian's kernels.
+rm_en=/sys/module/damon_reclaim/parameters/enabled
+systemctl stop pageoutd.service
+if [ ! -w $rm_en ]; then
+	for d in "damon_reclaim turned on while pageoutd is stopped" \
+		"release_modules = yes: pageoutd started under the unit turned damon_reclaim off" \
+		"release_modules = yes: its kdamonds run" "stopped: damon_reclaim turned back on"; do
+		n=$((n + 1))
+		echo "ok $n - $d # SKIP this kernel has no damon_reclaim parameters"
+	done
+else
+	sed -i 's/^release_modules = .*/release_modules = yes/' $conf/pageoutd.conf
+	echo Y >$rm_en
+	check "damon_reclaim turned on while pageoutd is stopped" grep -qx Y $rm_en
+	systemctl start pageoutd.service
+	if wait_for 20 sh -c "grep -qx N $rm_en && [ \$(grep -l '^on\$' $admin/kdamonds/*/state | wc -l) -gt 0 ]" &&
+		journal | grep -q "turned off the kernel module damon_reclaim"; then
+		ok "release_modules = yes: pageoutd started under the unit turned damon_reclaim off"
+	else
+		not_ok "release_modules = yes: pageoutd started under the unit turned damon_reclaim" \
+			"off (enabled $(cat $rm_en))"
+		show_unit
+	fi
+	if [ "$(kdamonds_on)" -gt 0 ]; then
+		ok "release_modules = yes: its kdamonds run ($(kdamonds_on) on)"
+	else
+		not_ok "release_modules = yes: its kdamonds run"
+		show_unit
+	fi
+	systemctl stop pageoutd.service
+	check "stopped: damon_reclaim turned back on" grep -qx Y $rm_en
+	echo N >$rm_en
+	sed -i 's/^release_modules = .*/release_modules = no/' $conf/pageoutd.conf
+fi
+systemctl start pageoutd.service
+wait_for 20 active pageoutd.service
+
 # --- 8. stop and purge leave no kdamond of pageoutd on ---
 echo "# before stop: $(kdamonds_on) kdamonds on"
 check "systemctl stop pageoutd" systemctl stop pageoutd.service
