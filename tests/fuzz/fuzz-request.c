@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the stats socket's request handling. The input is what a client sends (at
- * most SERVER_REQUEST_MAX bytes, as the server reads): framed into its request line and
- * answered by control_answer() for a peer that is not root, from a daemon with two policies
- * and no engines running (the state before the first cycle) but a frozen cgroup and a running
- * one in the per-cgroup figures. A root-only request must be refused.
+ * libFuzzer target: the stats socket's request handling. The input's first byte picks the
+ * peer (odd: root, even: uid 65534); the rest is what that client sends (at most
+ * SERVER_REQUEST_MAX bytes, as the server reads): framed into its request line and answered by
+ * control_answer(), from a daemon with two policies read from files (so that root's reload
+ * reads them again) and no engines running (the state before the first cycle) but a frozen
+ * cgroup and a running one in the per-cgroup figures. A root-only request must be refused to
+ * the other peer, and never refused to root as a matter of permission.
  */
 #include <config.h>
 
@@ -21,7 +23,8 @@
 #include "pageoutd/proto.h"
 #include "pageoutd/server.h"
 
-static struct daemon_args args = { .log_level = -1 };
+static struct daemon_args args = { .log_level = -1, .dir_given = true };
+static char conf_file[128], conf_dir[128];
 static struct daemon daemon_state;
 static struct cgstat *cgs;
 
@@ -59,6 +62,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	put(p, "[daemon]\ninterval = 5s\n");
 	if (cfg_load(p, d, true, &cfg, &errs) < 0)
 		abort();
+	snprintf(conf_file, sizeof(conf_file), "%s", p);
+	snprintf(conf_dir, sizeof(conf_dir), "%s", d);
+	args.file = conf_file;
+	args.dir = conf_dir;
 	/* no cgroup root: nothing here thaws, which would read one */
 	cgs = cgstat_new(NULL, -1);
 	if (!cgs || !cgstat_get(cgs, ENGINE_PADDR, "batch", "/batch"))
@@ -72,19 +79,31 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct ucred peer = { .pid = 1, .uid = 65534, .gid = 65534 };
+	static const struct ucred nobody = { .pid = 1, .uid = 65534, .gid = 65534 };
+	static const struct ucred root = { .pid = 1, .uid = 0, .gid = 0 };
 	static char buf[SERVER_REQUEST_MAX + 1];
 	const struct control_request *q;
+	const struct ucred *peer;
 	struct sbuf out = { 0 };
 	const char *line;
 
+	if (!size)
+		return 0;
+	peer = data[0] & 1 ? &root : &nobody;
+	data++;
+	size--;
 	if (size > SERVER_REQUEST_MAX)
 		size = SERVER_REQUEST_MAX;
 	memcpy(buf, data, size);
 	line = server_request_line(buf, size);
 	q = control_find(line, strcspn(line, " "));
-	control_answer(&daemon_state, line, &peer, &out);
-	if (q && q->needs_root && !(out.s && !strncmp(out.s, PROTO_ERROR, strlen(PROTO_ERROR))))
+	control_answer(&daemon_state, line, peer, &out);
+	if (q && q->needs_root && peer->uid &&
+	    !(out.s && !strncmp(out.s, PROTO_ERROR, strlen(PROTO_ERROR))))
+		abort();
+	/* the refusal control_answer() gives a peer that is not root, and never gives root */
+	if (q && q->needs_root && !peer->uid && out.s &&
+	    !strncmp(out.s, PROTO_ERROR " permission denied:", strlen(PROTO_ERROR) + 19))
 		abort();
 	sbuf_fini(&out);
 	return 0;
