@@ -15,16 +15,18 @@ AGES = [3, 30, 120]
 
 def factor(out, k):
     """The emulation factor of kernel k's boot: bench/host/cycle in the guest over natively,
-    at the most processes both ran (bench/report.py does the same); None when unknown."""
+    at the most processes both ran, the smallest of the boot's measurements (the most CPU a
+    guest figure can mean natively; bench/report.py does the same); None when unknown."""
     host = {int(r["procs"]): float(r["cpu_ms_per_cycle"])
             for r in rows(os.path.join(out, "host_scale.csv"))}
-    calib = {int(r["procs"]): float(r["cpu_ms_per_cycle"])
-             for r in rows(os.path.join(out, "calib_watch-%s.csv" % k))}
+    calib = {}
+    for r in rows(os.path.join(out, "calib_watch-%s.csv" % k)):
+        calib.setdefault(int(r["procs"]), []).append(float(r["cpu_ms_per_cycle"]))
     common = [n for n in calib if n in host and host[n] > 0]
     if not common:
         return None, None
     n = max(common)
-    return calib[n] / host[n], n
+    return min(calib[n]) / host[n], n
 
 
 def age_name(a):
