@@ -47,7 +47,7 @@ for arg in sys.argv[1:]:
 print("| kernel | boots (what each ran) | check retries | boots again before the payload |")
 print("|---|---|---|---|")
 for k in sorted(boots):
-    print("| %s | %d (%s) | %d | %d |" % (k, boots[k], ", ".join(labels[k]), retries[k],
+    print("| %s | %d (%s) | %d | %d |" % (k, boots[k], "; ".join(labels[k]), retries[k],
                                         early[k]))
 print()
 print("| kernel | program | check (numbers blanked) | boots it failed in |")
