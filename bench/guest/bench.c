@@ -420,8 +420,23 @@ static void method_stop(enum method m, struct run *r)
 		damon_release(&r->d);
 		damon_close(&r->d);
 	}
-	if (m == M_RECLAIM)
+	if (m == M_RECLAIM) {
+		/* what the module says it did: whether it ran, tried, reclaimed, hit its quota */
+		static const char *const stat[] = { "enabled", "kdamond_pid",
+						    "bytes_reclaim_tried_regions",
+						    "bytes_reclaimed_regions", "nr_quota_exceeds" };
+
+		printf("# damon_reclaim:");
+		for (size_t i = 0; i < ARRAY_SIZE(stat); i++) {
+			char p[256], v[32] = "?";
+
+			snprintf(p, sizeof(p), "/sys/module/damon_reclaim/parameters/%s", stat[i]);
+			read_file_at(AT_FDCWD, p, v, sizeof(v));
+			printf(" %s=%s", stat[i], str_strip(v));
+		}
+		printf("\n");
 		reclaim_param("enabled", "N");
+	}
 }
 
 #define QUALITY_RUNS 3
