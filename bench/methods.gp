@@ -11,3 +11,5 @@ idx(m, i) = i > words(names) ? words(names) + 1 : (word(names, i) eq m ? i : idx
 col(m) = word(colours, idx(base(m), 1))
 dash(m) = int(word(dashes, idx(base(m), 1)))
 width(m) = strstrt(m, "#") ? 1 : 2.5
+# the legend names a method once: its repeated runs share its colour and dash, untitled
+key(m) = strstrt(m, "#") ? "" : m

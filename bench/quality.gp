@@ -10,4 +10,4 @@ set grid
 methods = system("tail -n +2 ".csv." | cut -d, -f1 | uniq | tr '\\n' ' '")
 load dir.'/methods.gp'
 plot for [m in methods] csv using 2:(strcol(1) eq m ? column(col) : NaN) with lines \
-	lw width(m) lc rgb col(m) dt dash(m) title m
+	lw width(m) lc rgb col(m) dt dash(m) title key(m)

@@ -12,10 +12,10 @@ load dir.'/methods.gp'
 set ylabel 'cold reclaimed (%)'
 set yrange [0:105]
 plot for [i=1:words(methods)] csv using 2:(strcol(1) eq word(methods, i) ? column(3) : NaN) with lines \
-	lw width(word(methods, i)) lc rgb col(word(methods, i)) dt dash(word(methods, i)) title word(methods, i)
+	lw width(word(methods, i)) lc rgb col(word(methods, i)) dt dash(word(methods, i)) title key(word(methods, i))
 set ylabel 'warm-set major faults per 5 s'
 set xlabel 'seconds'
 set yrange [0:*]
 plot for [i=1:words(methods)] csv using (5 * ceil(column(2) / 5.0)):(strcol(1) eq word(methods, i) ? column(4) : 0) smooth frequency with steps \
-	lw width(word(methods, i)) lc rgb col(word(methods, i)) dt dash(word(methods, i)) title word(methods, i)
+	lw width(word(methods, i)) lc rgb col(word(methods, i)) dt dash(word(methods, i)) title key(word(methods, i))
 unset multiplot

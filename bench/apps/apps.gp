@@ -14,12 +14,12 @@ set grid
 set xlabel 'seconds since the method started (it stops at the end of the phase)'
 set ylabel 'memory.current of /'.app.' (MiB)'
 plot for [m in nones] csv using 2:(strcol(1) eq m ? column(3) / 1024 : NaN) with lines \
-	lw width(m) lc rgb col(m) dt 1 title m, \
+	lw width(m) lc rgb col(m) dt 1 title key(m), \
 	for [m in runs] csv using 2:(strcol(1) eq m ? column(3) / 1024 : NaN) with lines \
-	lw width(m) lc rgb col(m) dt dash(m) title m
+	lw width(m) lc rgb col(m) dt dash(m) title key(m)
 set ylabel 'transactions/s (5 s trailing mean)'
 plot for [m in nones] csv using 2:(strcol(1) eq m && strcol(11) ne "" ? column(11) : NaN) with lines \
-	lw width(m) lc rgb col(m) dt 1 title m, \
+	lw width(m) lc rgb col(m) dt 1 title key(m), \
 	for [m in runs] csv using 2:(strcol(1) eq m && strcol(11) ne "" ? column(11) : NaN) with lines \
-	lw width(m) lc rgb col(m) dt dash(m) title m
+	lw width(m) lc rgb col(m) dt dash(m) title key(m)
 unset multiplot
