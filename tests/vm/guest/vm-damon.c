@@ -51,6 +51,31 @@ static double mean_access(const struct damon_scheme_regions *r, uint64_t lo, uin
 
 #define VM_DAMON_CHECKS 54
 
+/*
+ * first_map_above: the lowest start of a mapping of pid at or above addr (its shared libraries
+ * and stack, above the test's areas), UINT64_MAX when none or unreadable. Where they lie
+ * depends on ASLR: the mmap base moves by up to a TiB, below 0x7f0000000000 at times.
+ */
+static uint64_t first_map_above(pid_t pid, uint64_t addr)
+{
+	char p[64], line[512];
+	uint64_t low = UINT64_MAX;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+	f = fopen(p, "re");
+	if (!f)
+		return low;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s;
+
+		if (sscanf(line, "%llx-", &s) == 1 && s >= addr && s < low)
+			low = s;
+	}
+	fclose(f);
+	return low;
+}
+
 static void damon_stat_busy(struct damon *d, struct damon_ctx *c)
 {
 	const char *en = "/sys/module/damon_stat/parameters/enabled";
@@ -119,15 +144,17 @@ static void attribution(struct damon *d)
 		       snap.schemes[0].nr, snap.schemes[1].nr, snap.schemes[2].nr, snap.syscalls,
 		       snap.cost_us);
 		for (unsigned k = 0; k < 3; k++) {
-			uint64_t c0, c1, cu, top = 0;
+			uint64_t c0, c1, cu, top = 0,
+					     libs = first_map_above(pids[k], U(k) + 16 * MIB);
 			double m0 = mean_access(&snap.schemes[k], A0, A0 + 64 * MIB, &c0);
 			double m1 = mean_access(&snap.schemes[k], A1, A1 + 64 * MIB, &c1);
 
 			mean_access(&snap.schemes[k], U(k), U(k) + 16 * MIB, &cu);
 			/* DAMON monitors ranges, holes included, up to the next big gap: the
-			 * highest end below the shared libraries is the top of target k's own area */
+			 * highest end at or below the process's next mapping (its shared libraries,
+			 * wherever ASLR put them) is the top of target k's own area */
 			for (unsigned i = 0; i < snap.schemes[k].nr; i++)
-				if (snap.schemes[k].regions[i].end < 0x7f0000000000ULL &&
+				if (snap.schemes[k].regions[i].end <= libs &&
 				    snap.schemes[k].regions[i].end > top)
 					top = snap.schemes[k].regions[i].end;
 			/*
