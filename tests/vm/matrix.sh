@@ -55,7 +55,9 @@ for k in "$@"; do
 		verdict="passed: $((${n:-0} - ${nf:-0}))/${n:-0}"
 	else
 		status=1
-		failed=$(grep "^\[$k\] not ok " "$log" | sed 's/^\[[^]]*\] not ok //' | cut -c1-60 |
+		# the checks as the boot printed them, not again from check.sh's summary at the end
+		failed=$(awk '/^== check-vm failures/ { exit } { print }' "$log" |
+			grep "^\[$k\] not ok " | sed 's/^\[[^]]*\] not ok //' | cut -c1-60 |
 			tr '\n' ';' | sed 's/;$//; s/|/\\|/g')
 		verdict="**failed**: $((${n:-0} - ${nf:-0}))/${n:-0} (${failed:-the guest did not finish})"
 	fi
