@@ -337,40 +337,39 @@ static int write_record(struct damon *d)
 	close(fd);
 	if (r == 0 && rename(tmp, d->state_file) < 0)
 		r = -errno;
-	if (r < 0)
-		unlink(tmp); /* no partial file left in a full directory */
 	if (r < 0) {
-		fail(d, r, "state file %s", d->state_file);
-		return r;
+		unlink(tmp); /* no partial file left in a full directory */
+		return fail(d, r, "state file %s", d->state_file);
 	}
-	d->record_stale = false;
 	log_cond_clear(&d->record_cond);
 	return 0;
 }
 
-/* after a kdamond started or stopped: the record follows, or says once why it cannot */
-static void record_after_change(struct damon *d)
+/*
+ * after a kdamond started or stopped: the record follows, or says once why it cannot.
+ * Returns 0 or the -errno of the write.
+ */
+static int record_after_change(struct damon *d)
 {
-	if (write_record(d) == 0)
-		return;
-	d->record_stale = true;
-	log_cond_set(&d->record_cond, LOG_ERR,
-		     "%s: the kdamonds pageoutd owns are not recorded, so a pageoutd restarted "
-		     "after a crash would not take them back (retried each cycle)",
-		     d->err);
+	int r = write_record(d);
+
+	if (r < 0)
+		log_cond_set(
+			&d->record_cond, LOG_ERR,
+			"%s: the kdamonds pageoutd owns are not recorded, so a pageoutd "
+			"restarted after a crash would not take them back (retried each cycle)",
+			d->err);
+	return r;
 }
 
 int damon_sync_record(struct damon *d)
 {
-	if (!d->owned || !d->record_stale)
-		return 0;
-	record_after_change(d);
-	return d->record_stale ? -EIO : 0;
+	return d->owned && log_cond_text(&d->record_cond) ? record_after_change(d) : 0;
 }
 
 const char *damon_record_error(const struct damon *d)
 {
-	return d->record_stale ? log_cond_text(&d->record_cond) : NULL;
+	return log_cond_text(&d->record_cond);
 }
 
 static bool pid_is_other_pageoutd(pid_t pid)

@@ -222,11 +222,10 @@ struct damon {
 	struct damon_features feat;
 	unsigned long nr_io; /* file operations, for the cost figures */
 	/*
-	 * The ownership record in state_dir could not be rewritten after a kdamond started or
-	 * stopped (the directory full or read-only): logged once through record_cond, and again
-	 * when it clears; damon_sync_record() tries again.
+	 * Holds while the ownership record in state_dir could not be rewritten after a kdamond
+	 * started or stopped (the directory full or read-only): logged once, and again when it
+	 * clears; damon_sync_record() tries again.
 	 */
-	bool record_stale;
 	struct log_cond record_cond;
 };
 
@@ -313,7 +312,7 @@ int damon_stop(struct damon *d, unsigned slot);
 /* damon_running: 1 running, 0 off (someone turned it off, or every target exited), -errno. */
 int damon_running(struct damon *d, unsigned slot);
 /*
- * damon_sync_record: while the ownership record is stale (record_stale), write it again; called
+ * damon_sync_record: while the ownership record is stale (record_cond), write it again; called
  * each cycle. Returns 0 (nothing stale, or written) or the -errno of the write, which stays a
  * condition (damon_record_error) until a write works.
  */
