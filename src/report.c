@@ -214,6 +214,15 @@ uint64_t report_reclaimed_bytes(const struct report_src *r)
 /* --- JSON --- */
 
 /* A count or size; UNKNOWN is null. */
+/* json_str_or_null: s as a JSON string, or null when there is none */
+static void json_str_or_null(struct sbuf *b, const char *s)
+{
+	if (s)
+		sbuf_json_str(b, s);
+	else
+		sbuf_puts(b, "null");
+}
+
 static void json_u64(struct sbuf *b, const char *k, uint64_t v, bool comma)
 {
 	if (v == UNKNOWN)
@@ -239,10 +248,7 @@ static void json_limits(struct sbuf *b, const struct paddr_policy_stats *s)
 	const char *t = s ? paddr_limits_text(s->binding) : NULL;
 
 	sbuf_puts(b, "\"binding_limit\":");
-	if (t)
-		sbuf_json_str(b, t);
-	else
-		sbuf_puts(b, "null");
+	json_str_or_null(b, t);
 	sbuf_printf(b, ",\"binding_limit_known\":%s,\"limit_bound_cycles_total\":{",
 		    s && s->binding_known ? "true" : "false");
 	for (int k = 0; k < PADDR_LIMIT_MAX; k++)
@@ -394,10 +400,7 @@ static void json_cgroups(const struct report_src *r, struct sbuf *b)
 		sbuf_json_str(b, e->path);
 		json_kpod(b, e->path);
 		sbuf_puts(b, ",\"state\":");
-		if (st)
-			sbuf_json_str(b, st);
-		else
-			sbuf_puts(b, "null");
+		json_str_or_null(b, st);
 		sbuf_puts(b, ",");
 		json_u64(b, "reclaimed_bytes_total", e->reclaimed_bytes_total, true);
 		json_num(b, "frozen_seconds_total",
@@ -443,28 +446,16 @@ void report_stats_json(const struct report_src *r, struct sbuf *b)
 	sbuf_printf(b, "\"dry_run\":%s,\"damon_owned\":%s,\"state\":\"%s\",\"reason\":",
 		    r->cfg->daemon.dry_run ? "true" : "false", r->damon_owned ? "true" : "false",
 		    report_state_name(st));
-	if (why)
-		sbuf_json_str(b, why);
-	else
-		sbuf_puts(b, "null");
+	json_str_or_null(b, why);
 	sbuf_puts(b, ",\"status\":");
 	sbuf_json_str(b, r->status ? r->status : "");
 	sbuf_puts(b, ",\"state_record_error\":");
-	if (r->record_error)
-		sbuf_json_str(b, r->record_error);
-	else
-		sbuf_puts(b, "null");
+	json_str_or_null(b, r->record_error);
 	refsem_of(r, &sem, &from);
 	sbuf_puts(b, ",\"reference_semantics\":");
-	if (sem)
-		sbuf_json_str(b, sem);
-	else
-		sbuf_puts(b, "null");
+	json_str_or_null(b, sem);
 	sbuf_puts(b, ",\"reference_semantics_from\":");
-	if (from)
-		sbuf_json_str(b, from);
-	else
-		sbuf_puts(b, "null");
+	json_str_or_null(b, from);
 	sbuf_printf(b, ",\"confirm_snapshots\":%" PRIu64, r->cfg->daemon.confirm_snapshots);
 	if (r->vaddr) {
 		const struct vaddr_stats *s = vaddr_stats(r->vaddr);
