@@ -620,6 +620,7 @@ static bool soft_change(const struct damon_scheme *a, const struct damon_scheme 
 static bool may_hold(const struct paddr *p)
 {
 	uint64_t longest = 0;
+	bool waiting = false; /* a reclaiming scheme has not walked since the last commit */
 
 	if (p->d->feat.commit_keeps_clock || !p->running)
 		return false;
@@ -630,16 +631,9 @@ static bool may_hold(const struct paddr *p)
 		if (c->kidx < 0 || c->committed_paused)
 			continue;
 		longest = iv > longest ? iv : longest;
+		waiting |= c->s.nr_tried <= c->tried_at_commit;
 	}
-	if (!longest || now_usec() - p->commit_us >= 4 * longest)
-		return false;
-	for (size_t i = 0; i < p->nc; i++) {
-		const struct paddr_cgroup *c = &p->c[i];
-
-		if (c->kidx >= 0 && !c->committed_paused && c->s.nr_tried <= c->tried_at_commit)
-			return true;
-	}
-	return false;
+	return waiting && now_usec() - p->commit_us < 4 * longest;
 }
 
 /* A commit refused with EINVAL: most likely a cgroup went away after we listed it. */
