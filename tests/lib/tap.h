@@ -61,6 +61,13 @@ static inline void skip(const char *name, const char *why)
 	fflush(stdout);
 }
 
+/* skip_each: the n checks of a branch that cannot run here, each a SKIP for the same reason */
+static inline void skip_each(const char *const *names, size_t n, const char *why)
+{
+	for (size_t i = 0; i < n; i++)
+		skip(names[i], why);
+}
+
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 #define is_int(got, want, ...)                                                                     \
 	do {                                                                                       \

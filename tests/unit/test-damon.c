@@ -467,9 +467,8 @@ static void release_read_only(void)
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount(dir, dir, NULL, MS_BIND, NULL) < 0 ||
 	    mount(NULL, dir, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) < 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-			skip(names[i],
-			     "needs root for a read-only bind mount in a mount namespace");
+		skip_each(names, ARRAY_SIZE(names),
+			  "needs root for a read-only bind mount in a mount namespace");
 		fake_free(f);
 		return;
 	}
@@ -762,9 +761,8 @@ static void state_dir_full(void)
 	if (geteuid() != 0 || !mkdtemp(dir) || unshare(CLONE_NEWNS) < 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700") < 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-			skip(names[i],
-			     "needs root for a small tmpfs in a mount namespace of its own");
+		skip_each(names, ARRAY_SIZE(names),
+			  "needs root for a small tmpfs in a mount namespace of its own");
 		rmdir(dir);
 		fake_free(f);
 		return;

@@ -82,13 +82,16 @@ static void damon_stat_busy(struct damon *d, struct damon_ctx *c)
 	char v[8] = "";
 
 	if (read_file_at(AT_FDCWD, en, v, sizeof(v)) < 0 || v[0] != 'Y') {
-		const char *why = "damon_stat is not enabled on this kernel (7.x enables it): no "
-				  "exclusive holder of DAMON to test";
+		static const char *const names[] = {
+			"context written while damon_stat runs",
+			"damon_stat holds DAMON: state=on is EBUSY",
+			"the error names damon_stat and how to release it",
+			"(operator) damon_stat disabled",
+		};
 
-		skip("context written while damon_stat runs", why);
-		skip("damon_stat holds DAMON: state=on is EBUSY", why);
-		skip("the error names damon_stat and how to release it", why);
-		skip("(operator) damon_stat disabled", why);
+		skip_each(names, ARRAY_SIZE(names),
+			  "damon_stat is not enabled on this kernel (7.x enables it): no exclusive "
+			  "holder of DAMON to test");
 		return;
 	}
 	is_int(damon_write_ctx(d, DAMON_SLOT_VADDR, c), 0, "context written while damon_stat runs");

@@ -984,8 +984,8 @@ static void failcharge(struct cgrp_root *cg)
 			"failcharge: at least twice what goes without the ratio",
 		};
 
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-			skip(names[i], "this kernel has no fail_charge_num/denom (7.3+)");
+		skip_each(names, ARRAY_SIZE(names),
+			  "this kernel has no fail_charge_num/denom (7.3+)");
 		return;
 	}
 	sw_b = fc_phase(cg, "/vmt-pfb", true, &app_b, &tr_b, &ws_b);
