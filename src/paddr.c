@@ -38,6 +38,9 @@ struct paddr_cgroup {
 	uint64_t kquota_bytes, kquota_ms;
 	bool kgoal_psi;	  /* the kernel's scheme has the PSI goal */
 	bool kgoal_usage; /* and the max_usage goal */
+	bool want_capped; /* want's byte quota is max_usage's cap (plan_scheme) */
+	bool kcapped;	  /* and so is the kernel's (note_commit) */
+	bool kbelow;	  /* the kernel's scheme is paused below max_usage (note_commit) */
 	unsigned bound;	  /* PADDR_LIMIT_BITs that held its effective quota down at the last read */
 	bool bound_known;
 	uint64_t bound_effective; /* the effective quota then */
@@ -505,6 +508,7 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 		      kinds, c->st.paused || p->cfg->daemon.dry_run, &c->want);
 	if (by == PSCHEME_USAGE_KERNEL)
 		pscheme_usage_goal(pp->cfg, c->path, p->first_nid, &c->want);
+	c->want_capped = false;
 	if (by != PSCHEME_USAGE_NONE && c->have_resident) {
 		/*
 		 * one walk takes the cgroup no further than its ceiling: the cap bounds what a walk
@@ -512,8 +516,10 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 		 */
 		uint64_t cap = pscheme_usage_cap(c->last_resident, c->s.max_usage_bytes);
 
-		if (!c->want.quota_bytes || c->want.quota_bytes > cap)
+		if (!c->want.quota_bytes || c->want.quota_bytes > cap) {
 			c->want.quota_bytes = cap;
+			c->want_capped = !c->st.paused;
+		}
 	}
 	c->s.psi_some_avg10 = c->in.psi_known ? c->in.psi_some_avg10 : -1;
 	c->s.paused = c->st.paused;
@@ -579,6 +585,9 @@ static void note_commit(struct paddr *p, bool started)
 		c->tried_at_commit = c->s.nr_tried;
 		c->kquota_bytes = c->want.quota_bytes;
 		c->kquota_ms = c->want.quota_ms;
+		c->kcapped = c->want_capped;
+		c->kbelow = c->committed_paused && c->st.paused &&
+			    c->st.paused_why == SKIP_BELOW_MAX_USAGE;
 		c->kgoal_psi = c->kgoal_usage = false;
 		for (unsigned g = 0; g < c->want.nr_goals; g++) {
 			c->kgoal_usage |= c->want.goals[g].path[0] != '\0';
@@ -794,16 +803,22 @@ static int sync_damon(struct paddr *p)
 
 /*
  * usage_bound: the limits that hold c's scheme (bound, from its effective quota) with
- * max_usage's: a cgroup at or below its ceiling whose scheme has the kernel's usage goal has no
- * quota because of that goal (the temporal tuner's none), whatever else it has.
+ * max_usage's. The ceiling alone binds a cgroup at or below it: its scheme has the kernel's
+ * usage goal and no quota because of it (the temporal tuner's none), or pageoutd paused it
+ * (below_max_usage). Above it, the ceiling binds too where the kernel's byte quota is
+ * max_usage's cap: the walk may take no more than what lies above the ceiling (plan_scheme).
+ * So a cgroup held at its ceiling stays bound by max_usage on either side of it.
  */
 static unsigned usage_bound(const struct paddr_cgroup *c, unsigned bound)
 {
-	bool at = c->kgoal_usage && !c->committed_paused && c->have_resident &&
-		  c->last_resident <= c->s.max_usage_bytes;
+	bool at = c->kbelow || (c->kgoal_usage && !c->committed_paused && c->have_resident &&
+				c->last_resident <= c->s.max_usage_bytes);
 
 	bound &= ~PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE);
-	return at ? PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) : bound;
+	if (at)
+		return PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE);
+	return bound |
+	       (c->kcapped && !c->committed_paused ? PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) : 0);
 }
 
 /*
@@ -1019,8 +1034,9 @@ static void note_limits(struct paddr *p)
 			if (!c->bound)
 				continue;
 			bound |= c->bound;
-			/* at its ceiling the kernel's goal allows the cgroup nothing */
-			eff += c->bound & PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE)
+			/* at or below its ceiling the cgroup is allowed nothing */
+			eff += c->bound & PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) &&
+					       c->last_resident <= c->s.max_usage_bytes
 				       ? 0
 				       : c->bound_effective;
 			quota += c->kquota_bytes;

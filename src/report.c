@@ -1079,6 +1079,7 @@ void report_status(const struct report_src *r, struct sbuf *b)
 	for (unsigned i = 0; i < r->cfg->nr_policies; i++) {
 		struct policy_figures v;
 		char cell[CELL_MAX];
+		bool binds;
 
 		policy_figures_of(r, &r->cfg->policies[i], &v);
 		sbuf_printf(b, "%-16s %-6s", v.p->name, cfg_engine_name(v.p->engine));
@@ -1086,14 +1087,15 @@ void report_status(const struct report_src *r, struct sbuf *b)
 			status_columns[k].cell(&v, cell);
 			sbuf_printf(b, " %*s", status_columns[k].width, cell);
 		}
+		/* a paused policy's reason says what holds it */
+		binds = v.ps && v.ps->binding && v.state != RS_PAUSED;
 		sbuf_printf(b, "  %s%s%s%s%s%s%s\n", report_state_name(v.state),
 			    v.reason[0] ? ": " : "", v.reason,
 			    v.freezer_missing  ? " (frozen_only: no freezer)"
 			    : v.p->frozen_only ? " (frozen_only)"
 					       : "",
-			    v.ps && v.ps->binding ? " (" : "",
-			    v.ps && v.ps->binding ? paddr_limits_text(v.ps->binding) : "",
-			    v.ps && v.ps->binding ? " binds)" : "");
+			    binds ? " (" : "", binds ? paddr_limits_text(v.ps->binding) : "",
+			    binds ? " binds)" : "");
 	}
 	refsem_of(r, &sem, &from);
 	if (sem)

@@ -765,6 +765,87 @@ out:
 	fake_free(f);
 }
 
+/*
+ * 6.12 with max_usage: pageoutd holds the ceiling. Above it the walk's quota is capped at what
+ * lies above, and max_usage binds; at or below it the scheme is paused (below_max_usage), and
+ * max_usage still binds: one condition, logged once, on either side of the ceiling.
+ */
+static void usage612(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_612);
+	struct damon_io io = fake_io(f);
+	char proc[PATH_MAX + 8], daemon[PATH_MAX * 2 + 64], policy[PATH_MAX + 160];
+	const struct paddr_policy_stats *ps = NULL;
+	struct policy_input in = { 0 };
+	struct report_src src = { .status = "test" };
+	struct sbuf st = { 0 };
+	struct paddr *p = NULL;
+	struct cfg *cfg = NULL;
+	struct damon d;
+	char *mi = NULL;
+	bool opened = false;
+	pid_t h = -1;
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	fake_proc(proc);
+	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
+	if (read_file_alloc_at(AT_FDCWD, "/proc/meminfo", &mi) > 0)
+		policy_parse_meminfo(mi, &in);
+	free(mi);
+	/* a ceiling of about 4 MiB under the 16 MiB the cgroup holds */
+	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\nproc_root = %s\n",
+		 f->state_dir, proc);
+	snprintf(policy, sizeof(policy),
+		 "[policy]\ncgroup = %s/*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
+		 "swap_reserve = 0%%\nmax_usage = %.4f%%\n",
+		 base, in.mem_total ? 100.0 * 4 * MIB / (double)in.mem_total : 1.0);
+	if (in.mem_total)
+		cfg = cfgtext_load(f->top, daemon, policy);
+	ok(cg_make("u") == 0 && (h = holder("u", 16, 0)) > 0, "6.12: cgroup u holds 16 MiB");
+	ok(cfg && (opened = damon_open(&d, f->admin, f->state_dir, &io) == 0) &&
+		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
+	   "6.12: the engine over the emulated tree, max_usage about 4 MiB");
+	if (!p)
+		goto out;
+	src.cfg = cfg;
+	src.paddr = p;
+	ps = paddr_policy_stats(p, "host");
+	log_mark = strlen(logbuf);
+	paddr_cycle(p); /* commits the capped quota */
+	set_effective(f, 0, 1, 1);
+	paddr_cycle(p); /* reads what the kernel has */
+	ok(ps && ps->binding == PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) &&
+		   log_count("paddr policy host: max_usage binds") == 1,
+	   "6.12: above the ceiling, its cap on the quota binds, logged once");
+	report_status(&src, &st);
+	ok(st.s && strstr(st.s, "active (max_usage binds)"), "6.12: status names it");
+	sbuf_fini(&st);
+
+	/* the ceiling raised over what the cgroup holds: paused, and the ceiling still binds */
+	cfg->policies[0].max_usage = in.mem_total ? (uint32_t)(1e6 * 64 * MIB / in.mem_total) : 1;
+	ok(paddr_set_config(p, cfg) == 0, "6.12: reloaded with a ceiling of about 64 MiB");
+	paddr_cycle(p);
+	paddr_cycle(p);
+	is_str(fake_get(f, K "schemes/0/action"), "stat", "6.12: below it, the scheme is paused");
+	ok(ps && ps->binding == PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) &&
+		   log_count("paddr policy host: max_usage binds") == 1 && !log_count("cleared"),
+	   "6.12: max_usage still binds, the same condition, nothing logged again");
+	report_status(&src, &st);
+	ok(st.s && strstr(st.s, "paused: below_max_usage\n"),
+	   "6.12: status says paused below the ceiling, and only that");
+	sbuf_fini(&st);
+out:
+	paddr_free(p);
+	if (opened) {
+		damon_release(&d);
+		damon_close(&d);
+	}
+	reap(h);
+	cg_remove("u");
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 /* More cgroups than schemes: refused with an error, never silently. Dry run: stat schemes. */
 static void limits(void)
 {
@@ -936,6 +1017,7 @@ int main(void)
 	run(FAKE_ABI_72);
 	pause73();
 	usage73();
+	usage612();
 	limits();
 	leaf_swap();
 	rmdir(p);
