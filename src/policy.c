@@ -20,9 +20,10 @@
 const char *skip_reason_name(enum skip_reason r)
 {
 	static const char *const names[SKIP_MAX] = {
-		"young", "unconfirmed", "turned_hot",  "sparse",	  "vma",	"locked",
-		"quota", "pressure",	"free_memory", "swap_reserve",	  "not_frozen", "vanished",
-		"error", "paused",	"swap_limit",  "below_max_usage", "learned",
+		"young",	   "unconfirmed", "turned_hot", "sparse",      "vma",
+		"locked",	   "quota",	  "pressure",	"free_memory", "swap_reserve",
+		"not_frozen",	   "vanished",	  "error",	"paused",      "swap_limit",
+		"below_max_usage", "learned",	  "shared",	"kept",
 	};
 
 	return r < SKIP_MAX ? names[r] : "unknown";

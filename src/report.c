@@ -88,7 +88,7 @@ static void figures_from_vaddr(const struct report_src *r, struct policy_figures
 	v->cgroups = s->cgroups;
 	v->procs = s->procs;
 	v->cold = s->cold_bytes;
-	v->reclaimed = s->advised_bytes_total;
+	v->reclaimed = s->freed_bytes_total;
 	/* matched cgroups without the memory controller have no memory.stat to drop */
 	v->drop = s->memcg_known ? s->memcg_drop_bytes_total : UNKNOWN;
 	v->refault_rate = st->have_refaults ? st->refault_rate / 1e6 : -1;
@@ -295,6 +295,8 @@ static void json_policy(const struct report_src *r, const struct policy_figures 
 		sbuf_puts(b, "},");
 	}
 	if (v->vs) {
+		/* what was asked; reclaimed_bytes_total is what of it left */
+		json_u64(b, "advised_bytes_total", v->vs->advised_bytes_total, true);
 		sbuf_printf(b, "\"learned\":{\"enabled\":%s,",
 			    v->p->learn && !v->p->frozen_only ? "true" : "false");
 		json_u64(b, "ranges", v->learned_ranges, true);
@@ -588,7 +590,8 @@ static const struct policy_metric policy_metrics[] = {
 	{ "cold_bytes", "gauge", "Cold bytes found in the last snapshot (vaddr)",
 	  FIGURE(cold, COUNT) },
 	{ "reclaimed_bytes_total", "counter",
-	  "Bytes reclaimed: advised and completed (vaddr), applied by the kernel (paddr)",
+	  "Bytes reclaimed: present before the advice and gone after it (vaddr), applied by "
+	  "the kernel (paddr)",
 	  FIGURE(reclaimed, COUNT) },
 	{ "memcg_drop_bytes_total", "counter", "Observed drop of the cgroups' anon + file",
 	  FIGURE(drop, COUNT) },
@@ -888,7 +891,7 @@ struct cgroup_metric {
 
 static const struct cgroup_metric cgroup_metrics[] = {
 	{ "cgroup_reclaimed_bytes_total", "counter",
-	  "Bytes reclaimed from the cgroup: advised and completed for its processes (vaddr), "
+	  "Bytes reclaimed from the cgroup: gone from its processes after the advice (vaddr), "
 	  "applied by its scheme (paddr)",
 	  cgroup_reclaimed },
 	{ "cgroup_frozen", "gauge", "1 while the cgroup is frozen (frozen_only policies)",

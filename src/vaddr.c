@@ -1000,25 +1000,51 @@ static void memo_figures(struct vaddr *v, size_t pi)
 	}
 }
 
+/* the pages of one advised range in its process's pagemap, before and after the advice */
+struct range_census {
+	bool known; /* both read */
+	uint64_t before, after, shared_after;
+};
+
 /*
  * book_range: the outcome of one advised range mr (the piece of work `piece`, of target t,
- * whose madv_apply returned r) in vp's figures and t's plan: advised bytes (remembered as
- * advised unless in a dry run), or the reason they were not.
+ * whose madv_apply returned r, its pages counted in c) in vp's figures and t's plan. Advice
+ * that left every page it found in place could not act: MADV_PAGEOUT skips a page another
+ * process maps ("shared") and the kernel keeps a pinned page, one without a swap slot or one
+ * of a file the daemon may not write ("kept"); such a range is counted under that reason and
+ * not offered again until maps changes, or for a minute. Otherwise the range is advised
+ * (remembered as advised unless in a dry run) and the pages that left are what it freed.
+ * Returns whether the range counts as advised.
  */
-static void book_range(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
-		       const struct madv_range *mr, const struct vrange *piece, int r)
+static bool book_range(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
+		       const struct madv_range *mr, const struct vrange *piece, int r,
+		       const struct range_census *c)
 {
-	uint64_t sz = mr->end - mr->start;
+	uint64_t sz = mr->end - mr->start, freed = sz;
 
+	if (mr->done && c->known && c->before && c->after >= c->before) {
+		vp->s.skipped_total[c->shared_after * 2 >= c->after ? SKIP_SHARED : SKIP_KEPT] +=
+			sz;
+		if (vplan_record_refused(&t->plan, mr->start, mr->end, now_usec()) < 0)
+			log_rl(LOG_WARNING,
+			       "vaddr: policy %s: pid %d: out of memory keeping its refused ranges",
+			       vp->name, (int)t->pid);
+		return false;
+	}
 	if (mr->done) {
+		if (c->known)
+			freed = (c->before > c->after ? c->before - c->after : 0) * v->page_size;
 		vp->s.advised_bytes_total += sz;
-		cgstat_reclaimed(cg_entry(v, vp, t->cgroup), sz);
+		vp->s.freed_bytes_total += freed;
+		cgstat_reclaimed(cg_entry(v, vp, t->cgroup), freed);
 		if (!v->cfg->daemon.dry_run && vrange_push(&t->plan.advised, mr->start, mr->end,
 							   piece->nr_accesses, piece->age_us) < 0)
 			log_rl(LOG_WARNING,
 			       "vaddr: policy %s: pid %d: out of memory keeping its advised ranges",
 			       vp->name, (int)t->pid);
-	} else if (r == -ESRCH || r == -EBADF) {
+		return true;
+	}
+	if (r == -ESRCH || r == -EBADF) {
 		vp->s.skipped_total[SKIP_VANISHED] += sz;
 	} else if (mr->err == EINVAL) {
 		/* locked, hugetlb, PFN or I/O VMA: not offered again until maps changes */
@@ -1032,27 +1058,37 @@ static void book_range(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 	} else {
 		vp->s.skipped_total[SKIP_ERROR] += sz;
 	}
+	return false;
 }
 
 /*
  * advise_target: advise the n pieces w of target t (sorted by address) through its pidfd, and
- * book each range's outcome (book_range); the RSS drop seen meanwhile is added to *rss_drop,
- * the errnos to *ms. Returns 0, -ESRCH or -EBADF (the process exited: t is marked dead), or
- * -ENOMEM when nothing could be tried.
+ * book each range's outcome (book_range), its pages counted in t's pagemap before and after
+ * (not in a dry run, which asks nothing of the kernel); the RSS drop seen meanwhile is added
+ * to *rss_drop, the errnos to *ms. Returns 0, -ESRCH or -EBADF (the process exited: t is
+ * marked dead), or -ENOMEM when nothing could be tried.
  */
 static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 			 const struct vplan_work *w, size_t n, struct madv_stats *ms,
 			 uint64_t *rss_drop)
 {
 	struct madv_range *mr = calloc(n, sizeof(*mr));
-	uint64_t rss0, rss1, now;
-	int r, pm;
+	struct range_census *c = calloc(n, sizeof(*c));
+	uint64_t rss0, rss1, now, shared;
+	int r, pm = -1;
 
-	if (!mr)
+	if (!mr || !c) {
+		free(mr);
+		free(c);
 		return -ENOMEM;
+	}
+	if (!v->cfg->daemon.dry_run)
+		pm = vtarget_pagemap_open(t);
 	for (size_t k = 0; k < n; k++) {
 		mr[k].start = w[k].r.start;
 		mr[k].end = w[k].r.end;
+		c[k].known = pm >= 0 && vtarget_census(pm, mr[k].start, mr[k].end, v->page_size,
+						       &c[k].before, &shared) == 0;
 	}
 	rss0 = vtarget_rss(t, v->page_size);
 	r = madv_apply(t->pidfd, mr, n, MADV_PAGEOUT, 0, v->cfg->daemon.dry_run, ms);
@@ -1061,10 +1097,13 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 		*rss_drop += rss0 - rss1;
 	/* one time for the call: the ranges of one advice share a watch where they touch */
 	now = now_usec();
-	pm = memo_on(v, vp) ? vtarget_pagemap_open(t) : -1;
 	for (size_t k = 0; k < n; k++) {
-		book_range(v, vp, t, &mr[k], &w[k].r, r);
-		if (mr[k].done && pm >= 0)
+		if (c[k].known && mr[k].done)
+			c[k].known = vtarget_census(pm, mr[k].start, mr[k].end, v->page_size,
+						    &c[k].after, &c[k].shared_after) == 0;
+		if (c[k].known)
+			vp->s.pagemap_pages_total += 2 * ((mr[k].end - mr[k].start) / v->page_size);
+		if (book_range(v, vp, t, &mr[k], &w[k].r, r, &c[k]) && memo_on(v, vp))
 			memo_watch(v, vp, t, pm, &mr[k], &w[k].r, now);
 	}
 	if (pm >= 0)
@@ -1078,6 +1117,7 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 	vrange_sort(&t->plan.advised);
 	vrange_sort(&t->plan.refused);
 	free(mr);
+	free(c);
 	return r;
 }
 
@@ -1090,6 +1130,7 @@ static void advise_work(struct vaddr *v, struct vpolicy *vp, struct vplan_work *
 {
 	struct madv_stats ms = { 0 };
 	uint64_t advised0 = vp->s.advised_bytes_total, memcg0 = vp->resident, memcg1;
+	uint64_t freed0 = vp->s.freed_bytes_total;
 	uint64_t rss_drop = 0;
 
 	if (nw)
@@ -1115,6 +1156,7 @@ static void advise_work(struct vaddr *v, struct vpolicy *vp, struct vplan_work *
 	}
 	memcg1 = memcg_resident(v, vp);
 	vp->s.last_advised = vp->s.advised_bytes_total - advised0;
+	vp->s.last_freed = vp->s.freed_bytes_total - freed0;
 	vp->s.last_rss_drop = rss_drop;
 	vp->s.rss_drop_bytes_total += rss_drop;
 	if (memcg0 > memcg1)
@@ -1289,7 +1331,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 
 	vp->s.cycles++;
 	vp->s.cold_bytes = 0;
-	vp->s.last_advised = vp->s.last_rss_drop = 0;
+	vp->s.last_advised = vp->s.last_freed = vp->s.last_rss_drop = 0;
 	vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
 	policy_decide(vp->cfg, POLICY_GATES_ALL, &vp->in, &vp->st);
 	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
@@ -1450,7 +1492,7 @@ int vaddr_cycle(struct vaddr *v)
 
 void vaddr_log_summary(const struct vaddr *v)
 {
-	char a[16], b[16], c[16], d[16], q[16], h[16], u[16];
+	char a[16], b[16], c[16], d[16], f[16], k[16], q[16], h[16], u[16];
 
 	for (size_t pi = 0; pi < v->npol; pi++) {
 		const struct vpolicy *vp = &v->pol[pi];
@@ -1461,16 +1503,18 @@ void vaddr_log_summary(const struct vaddr *v)
 		/* info when something happened, debug otherwise */
 		log_msg(vp->s.last_advised || vp->st.paused ? LOG_INFO : LOG_DEBUG,
 			"policy %s: %" PRIu64 " cgroups, %" PRIu64 " processes, cold %s, "
-			"advised %s (rss -%s), total advised %s; not taken: young %s, quota %s, "
-			"unconfirmed/turned hot %s%s",
+			"advised %s, freed %s (rss -%s), total freed %s; not taken: young %s, "
+			"quota %s, unconfirmed/turned hot %s, shared/kept %s%s",
 			vp->name, vp->s.cgroups, vp->s.procs,
 			fmt_size(a, sizeof(a), vp->s.cold_bytes),
 			fmt_size(b, sizeof(b), vp->s.last_advised),
+			fmt_size(f, sizeof(f), vp->s.last_freed),
 			fmt_size(c, sizeof(c), vp->s.last_rss_drop),
-			fmt_size(d, sizeof(d), vp->s.advised_bytes_total),
+			fmt_size(d, sizeof(d), vp->s.freed_bytes_total),
 			fmt_size(h, sizeof(h), sk[SKIP_YOUNG]),
 			fmt_size(q, sizeof(q), sk[SKIP_QUOTA]),
 			fmt_size(u, sizeof(u), sk[SKIP_UNCONFIRMED] + sk[SKIP_TURNED_HOT]),
+			fmt_size(k, sizeof(k), sk[SKIP_SHARED] + sk[SKIP_KEPT]),
 			vp->st.paused
 				? (vp->st.paused_why == SKIP_PAUSED	? "; paused by an operator"
 				   : vp->st.paused_why == SKIP_PRESSURE ? "; paused: pressure"

@@ -79,6 +79,31 @@ int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size
 	return r < 0 ? r : (int64_t)((addr - start) / page_size);
 }
 
+int vtarget_census(int fd, uint64_t start, uint64_t end, uint64_t page_size, uint64_t *present,
+		   uint64_t *shared)
+{
+	uint64_t buf[512];
+
+	*present = *shared = 0;
+	for (uint64_t addr = start; addr < end;) {
+		uint64_t pages = (end - addr) / page_size;
+		ssize_t n;
+
+		if (pages > sizeof(buf) / sizeof(buf[0]))
+			pages = sizeof(buf) / sizeof(buf[0]);
+		n = pread(fd, buf, pages * sizeof(buf[0]),
+			  (off_t)(addr / page_size * sizeof(buf[0])));
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		for (size_t k = 0; k < (size_t)n / sizeof(buf[0]); k++, addr += page_size)
+			if (buf[k] & PM_PRESENT) {
+				(*present)++;
+				*shared += !(buf[k] & PM_EXCLUSIVE);
+			}
+	}
+	return 0;
+}
+
 bool vtargets_skipped(const struct vtargets *ts, pid_t pid)
 {
 	for (size_t i = 0; i < ts->nskip; i++)

@@ -38,6 +38,9 @@ enum skip_reason {
 	SKIP_SWAP_LIMIT, /* anon of a cgroup that may not swap (memory.swap.max 0 or used up) */
 	SKIP_BELOW_MAX_USAGE, /* paddr: the cgroup is at or below max_usage (pageoutd's gate) */
 	SKIP_LEARNED, /* vaddr: found back soon after an earlier advice, not idle long enough since */
+	SKIP_SHARED, /* vaddr: advised, nothing left: another process maps its pages too */
+	SKIP_KEPT,   /* vaddr: advised, nothing left: the kernel kept its pages (pinned, no swap
+		       * slot, a file the daemon may not write) */
 	SKIP_MAX
 };
 

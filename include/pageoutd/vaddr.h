@@ -25,8 +25,13 @@
 
 struct vaddr_policy_stats {
 	uint64_t cycles, cgroups, procs;
-	uint64_t cold_bytes;		  /* candidates in the last snapshot */
-	uint64_t advised_bytes_total;	  /* completed by the kernel */
+	uint64_t cold_bytes;	      /* candidates in the last snapshot */
+	uint64_t advised_bytes_total; /* completed by the kernel */
+	/*
+	 * of them, the pages present before the advice and gone right after (memory that left);
+	 * where pagemap cannot be read, the advised bytes
+	 */
+	uint64_t freed_bytes_total;
 	uint64_t skipped_total[SKIP_MAX]; /* bytes, by reason */
 	uint64_t errors_total[MADV_ERR_MAX];
 	uint64_t failures_total[FAIL_MAX]; /* cycles the policy's work failed, by kind */
@@ -34,7 +39,7 @@ struct vaddr_policy_stats {
 	uint64_t memcg_drop_bytes_total;   /* observed anon+file drop of the cgroups */
 	bool memcg_known; /* some cgroup had a memory.stat at the last read (cgroup v2 without
 			   * the memory controller has none): memcg_drop means something */
-	uint64_t last_advised, last_rss_drop;
+	uint64_t last_advised, last_freed, last_rss_drop;
 	double psi_some_avg10;	 /* the highest of its cgroups, -1 when unknown */
 	uint64_t frozen_cgroups; /* frozen_only: its cgroups frozen when last read */
 	bool freezer_missing;	 /* frozen_only without a freezer to read: nothing reclaimed */

@@ -100,5 +100,12 @@ int vtarget_pagemap_open(const struct vtarget *t);
  */
 int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size,
 			struct vrange_list *ret);
+/*
+ * vtarget_census: of the pages of [start, end) (page-aligned) in the pagemap open on fd, how
+ * many are present (*present) and how many of those another process maps too (*shared: bit 56
+ * clear). Returns 0 or -errno (pagemap cannot be read: the process exited).
+ */
+int vtarget_census(int fd, uint64_t start, uint64_t end, uint64_t page_size, uint64_t *present,
+		   uint64_t *shared);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -665,6 +666,117 @@ static bool back_in(int fd, uint64_t off)
 }
 
 /*
+ * effective_dac: of CAP_DAC_OVERRIDE and CAP_FOWNER, only those in `keep` (capability bits)
+ * in this process's effective set; both stay permitted. Returns 0 or -errno.
+ */
+static int effective_dac(uint32_t keep)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	const uint32_t bits = 1u << CAP_DAC_OVERRIDE | 1u << CAP_FOWNER;
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	d[0].effective = (d[0].effective & ~bits) | (keep & bits & d[0].permitted);
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+/*
+ * Advice that cannot act: child 0's cold file pages [0, 2M) are mapped by this process too
+ * (MADV_PAGEOUT leaves a page another process maps), and as root, [3M, 4M) belong to a file of
+ * another user that this process, without CAP_DAC_OVERRIDE and CAP_FOWNER, may not write (the
+ * kernel pages out no page of a shared mapping of such a file). Both ranges are advised once,
+ * found with every page in place, counted as shared and kept rather than advised or
+ * reclaimed, and not offered again. With CAP_FOWNER alone (the shipped unit's), the file's
+ * pages go.
+ */
+static void cannot_act(const struct cgrp_root *cg, const char *mine, const char *procs, int fd)
+{
+	const bool root = geteuid() == 0;
+	const struct vaddr_policy_stats *ps;
+	struct stat st0;
+	struct rig g;
+	volatile char sink = 0;
+	uint64_t sh, kept;
+	bool dropped = false;
+	char *m;
+
+	m = mmap(NULL, 2 * MIB, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED || fstat(fd, &st0) < 0) {
+		skip_each((const char *[]){ "up", "shared", "kept", "again", "fowner" }, 5,
+			  "cannot map the file");
+		return;
+	}
+	for (uint64_t o = 0; o < 2 * MIB; o += 4096)
+		sink += m[o];
+	if (!rig_up(&g, cg, mine, procs, "min_age = 1s\nmemory = file\nquota = none\n",
+		    "advice that cannot act: child 0's first 2 MiB are mapped here too"))
+		goto out;
+	ps = vaddr_policy_stats(g.v, "host");
+	vaddr_cycle(g.v);
+	set_regions(g.f, &g.c);
+	g.f->nvr = 1; /* the cold region only */
+	dropped = root && fchown(fd, 65534, 65534) == 0 && fchmod(fd, 0444) == 0 &&
+		  effective_dac(0) == 0;
+	usleep(1100000);
+	vaddr_cycle(g.v);
+	vaddr_cycle(g.v);
+	sh = ps->skipped_total[SKIP_SHARED];
+	kept = ps->skipped_total[SKIP_KEPT];
+	printf("# shared %" PRIu64 ", kept %" PRIu64 ", advised %" PRIu64 ", freed %" PRIu64
+	       "; resident %u/512 and %u/256\n",
+	       sh, kept, ps->advised_bytes_total, ps->freed_bytes_total, resident(fd, 0, 2 * MIB),
+	       resident(fd, 3 * MIB, MIB));
+	ok(sh == 2 * MIB && resident(fd, 0, 2 * MIB) == 512,
+	   "the shared 2 MiB stayed, counted as shared, not as advised or reclaimed");
+	if (dropped)
+		ok(kept == MIB && ps->advised_bytes_total == 0 && ps->freed_bytes_total == 0 &&
+			   resident(fd, 3 * MIB, MIB) == 256,
+		   "another user's file, no CAP_DAC_OVERRIDE or CAP_FOWNER: its 1 MiB stayed, "
+		   "counted as kept; nothing counted advised or reclaimed");
+	else
+		skip_each((const char *[]){ "kept" }, 1,
+			  "not root: this process may write its own file");
+	usleep(1100000);
+	vaddr_cycle(g.v);
+	vaddr_cycle(g.v);
+	ok(ps->skipped_total[SKIP_SHARED] == sh && ps->skipped_total[SKIP_KEPT] == kept &&
+		   ps->advised_bytes_total == (dropped ? 0 : ps->advised_bytes_total),
+	   "two cycles later neither range was offered again");
+	rig_down(&g);
+	if (!dropped) {
+		skip_each((const char *[]){ "up", "fowner" }, 2,
+			  "not root: this process owns its file");
+		goto out;
+	}
+	/* a new engine: nothing refused yet; CAP_FOWNER makes it the file's owner for the check */
+	effective_dac(1u << CAP_FOWNER);
+	if (rig_up(&g, cg, mine, procs, "min_age = 1s\nmemory = file\nquota = none\n",
+		   "the same with CAP_FOWNER alone")) {
+		ps = vaddr_policy_stats(g.v, "host");
+		vaddr_cycle(g.v);
+		set_regions(g.f, &g.c);
+		g.f->nvr = 1;
+		usleep(1100000);
+		vaddr_cycle(g.v);
+		vaddr_cycle(g.v);
+		ok(ps->freed_bytes_total == MIB && ps->skipped_total[SKIP_KEPT] == 0 &&
+			   resident(fd, 3 * MIB, MIB) == 0,
+		   "with CAP_FOWNER the other user's file pages are paged out and counted (%" PRIu64
+		   " bytes freed)",
+		   ps->freed_bytes_total);
+		rig_down(&g);
+	}
+out:
+	if (dropped)
+		effective_dac(1u << CAP_DAC_OVERRIDE | 1u << CAP_FOWNER);
+	if (root && (fchmod(fd, st0.st_mode & 07777) < 0 || fchown(fd, st0.st_uid, st0.st_gid) < 0))
+		printf("# cannot give the data file back its owner and mode: %s\n",
+		       strerror(errno));
+	munmap(m, 2 * MIB);
+}
+
+/*
  * The memory of mistakes on a real process and its real pagemap: child 0's cold file pages
  * are advised; the child reads 2 MiB of them back; the next cycle learns exactly those pages
  * (the rest stays out), holds them back while DAMON's age is below its hold (four times the
@@ -1301,6 +1413,7 @@ int main(void)
 	edge_piece(&cg, mine, procs, fd);
 	frozen_gate(&cg, mine, procs, fd);
 	learn_host(&cg, mine, procs, fd);
+	cannot_act(&cg, mine, procs, fd);
 	if (made)
 		per_cgroup(&cg, mine, fd);
 	else
