@@ -102,6 +102,8 @@ int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct poli
 	r = cgrp_memstat(cg, path, &ms);
 	if (r == 0) {
 		*ret_resident = ms.anon + ms.file;
+		if (ms.shmem != CGRP_UNKNOWN)
+			in->shmem_bytes += ms.shmem;
 		if (ms.refault_anon != CGRP_UNKNOWN) {
 			in->refaults_known = true;
 			in->refault_pages +=

@@ -502,6 +502,17 @@ static void plan_scheme(struct paddr *p, struct paddr_cgroup *c)
 		c->st.paused = true; /* only anon wanted, and no swap for it */
 		c->st.paused_why = c->st.anon_allowed ? SKIP_SWAP_LIMIT : SKIP_SWAP_RESERVE;
 	}
+	/*
+	 * DAMOS tells anonymous pages from the rest, not shared memory from page cache: a scheme
+	 * that may take file pages takes the cgroup's shmem too, to swap. Below swap_reserve
+	 * that would spend the reserve, so a cgroup holding shared memory is paused there, as
+	 * its anon is. Without swap, or at memory.swap.max, the kernel keeps shmem itself.
+	 */
+	if (!c->st.paused && (kinds & pp->cfg->memory) == MEMORY_FILE && c->in.swap_total &&
+	    !c->st.swap_room && c->in.shmem_bytes) {
+		c->st.paused = true;
+		c->st.paused_why = SKIP_SWAP_RESERVE;
+	}
 	by = plan_usage(p, c);
 	/* dry run: the schemes only count (stat), nothing is reclaimed */
 	pscheme_build(pp->cfg, p->cfg, &p->d->feat, c->path, c->st.min_age_us, scale, pp->nshare,

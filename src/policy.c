@@ -134,14 +134,15 @@ void policy_decide(const struct cfg_policy *p, unsigned gates, const struct poli
 	 * anonymous pageout needs free swap, and must stop before the reserve: on a device whose
 	 * only swap is zram, the low-memory killer kills cached apps when free swap runs low
 	 */
-	s->anon_room = 0;
-	if (s->anon_allowed && in->swap_total) {
+	s->swap_room = 0;
+	if (in->swap_total) {
 		uint64_t reserve =
 			(uint64_t)(((double)in->swap_total * p->swap_reserve + PPM_ONE - 1) /
 				   PPM_ONE);
 
-		s->anon_room = in->swap_free > reserve ? in->swap_free - reserve : 0;
+		s->swap_room = in->swap_free > reserve ? in->swap_free - reserve : 0;
 	}
+	s->anon_room = s->anon_allowed ? s->swap_room : 0;
 	s->anon_allowed = s->anon_room > 0;
 	if (!s->paused && !s->file_allowed && (p->memory & MEMORY_ANON) && !s->anon_allowed) {
 		s->paused = true;

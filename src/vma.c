@@ -66,6 +66,13 @@ static bool flags_locked(const char *flags)
 	return false;
 }
 
+/* whether a mapping's path names shared memory (VMA_SHMEM) */
+static bool is_shmem(const char *path)
+{
+	return !strcmp(path, "/dev/zero (deleted)") || !strncmp(path, "/SYSV", 5) ||
+	       !strncmp(path, "/memfd:", 7) || !strncmp(path, "/dev/shm/", 9);
+}
+
 int vma_parse_smaps(const char *buf, struct vma_list *ret)
 {
 	ret->nr = 0;
@@ -97,6 +104,8 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret)
 			 */
 			if (!strncmp(perms, "---", 3))
 				v->cls = VMA_SPECIAL;
+			else if (is_shmem(path))
+				v->cls = VMA_SHMEM;
 			else if (path[0] == '/')
 				v->cls = VMA_FILE;
 			else if (path[0] == '[' && strncmp(path, "[heap]", 6) &&
@@ -118,7 +127,9 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret)
 
 unsigned vma_kind(const struct vma *v)
 {
-	return v->cls == VMA_ANON ? MEMORY_ANON : v->cls == VMA_FILE ? MEMORY_FILE : 0;
+	return v->cls == VMA_ANON || v->cls == VMA_SHMEM ? MEMORY_ANON
+	       : v->cls == VMA_FILE			 ? MEMORY_FILE
+							 : 0;
 }
 
 int vma_pieces(const struct vma_list *vmas, unsigned kinds, struct vrange_list *out)

@@ -32,7 +32,8 @@ struct cgrp_list {
 };
 
 struct cgrp_memstat {
-	uint64_t anon, file;		     /* bytes */
+	uint64_t anon, file; /* bytes */
+	uint64_t shmem; /* bytes of file that are shared memory (swap-backed), or CGRP_UNKNOWN */
 	uint64_t refault_anon, refault_file; /* pages, or CGRP_UNKNOWN */
 	uint64_t pgmajfault;		     /* or CGRP_UNKNOWN */
 };

@@ -68,6 +68,7 @@ struct policy_input {
 	 */
 	uint64_t attributed_pages;
 	uint64_t memory_bytes;	      /* summed memory.current */
+	uint64_t shmem_bytes;	      /* summed memory.stat shmem (swap-backed page cache) */
 	uint64_t mem_total, mem_free; /* /proc/meminfo MemTotal, MemFree (bytes) */
 	uint64_t swap_total, swap_free;
 	uint64_t page_size;
@@ -96,6 +97,7 @@ struct policy_state {
 	 * already in swap included, so the reserve is never eaten into.
 	 */
 	uint64_t anon_room;
+	uint64_t swap_room;  /* free swap above swap_reserve, whatever memory allows */
 	uint64_t min_age_us; /* effective */
 	unsigned backoffs, relaxes;
 };

@@ -18,6 +18,12 @@
 enum vma_class {
 	VMA_ANON,
 	VMA_FILE,
+	/*
+	 * shared memory, swap-backed like anon: a shared anonymous mapping ("/dev/zero
+	 * (deleted)"), SysV ("/SYSV...") and memfd ("/memfd:...") segments, POSIX shared memory
+	 * ("/dev/shm/...")
+	 */
+	VMA_SHMEM,
 	VMA_LOCKED,  /* VmFlags lo, ht, pf or io */
 	VMA_SPECIAL, /* [vdso], [vvar], [vsyscall], [uprobes], ..., and any VMA without access */
 };
@@ -41,7 +47,10 @@ struct vma_list {
 int vma_parse_smaps(const char *buf, struct vma_list *ret);
 /* vma_list_fini: free l's entries; l is an empty list after it. */
 void vma_list_fini(struct vma_list *l);
-/* vma_kind: MEMORY_ANON or MEMORY_FILE for the pages of v; 0 for a locked or special VMA. */
+/*
+ * vma_kind: MEMORY_ANON for the swap-backed pages of v (anonymous and shared memory),
+ * MEMORY_FILE for page cache of files; 0 for a locked or special VMA.
+ */
 unsigned vma_kind(const struct vma *v);
 /*
  * vma_pieces: append the VMAs whose kind is in `kinds` (every VMA for 0) to out as ranges,

@@ -74,6 +74,7 @@ static void cg_remove(const char *name)
 struct holder_args {
 	const char *name;
 	unsigned mib, tour;
+	bool shared; /* shared anonymous memory (shmem) rather than private */
 };
 
 static int holder_setup(void *arg)
@@ -95,7 +96,8 @@ static int holder_setup(void *arg)
 	snprintf(procs, sizeof(procs), "%s%s/%s/cgroup.procs", cg.mount, base, h->name);
 	if (write_file_at(AT_FDCWD, procs, pid) < 0)
 		return 3;
-	m = mmap(NULL, h->mib * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m = mmap(NULL, h->mib * MIB, PROT_READ | PROT_WRITE,
+		 (h->shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 4;
 	for (uint64_t o = 0; o < h->mib * MIB; o += 4096)
@@ -107,7 +109,7 @@ static int holder_setup(void *arg)
  * With `tour`, it first visits tour0..tour{n-1}, leaving one touched page charged to each. */
 static pid_t holder(const char *name, unsigned mib, unsigned tour)
 {
-	struct holder_args h = { name, mib, tour };
+	struct holder_args h = { name, mib, tour, false };
 
 	return child_fork(holder_setup, NULL, &h);
 }
@@ -999,6 +1001,92 @@ static void leaf_swap(void)
 	fake_free(f);
 }
 
+/* the fake meminfo: 4 GiB of RAM, 1 GiB of swap with free_mib free */
+static void put_meminfo(const char *proc, unsigned free_mib)
+{
+	char path[PATH_MAX + 16];
+	FILE *mi;
+
+	snprintf(path, sizeof(path), "%s/meminfo", proc);
+	mi = fopen(path, "w");
+	if (mi) {
+		fprintf(mi,
+			"MemTotal: 4194304 kB\nMemFree: 2097152 kB\nSwapTotal: 1048576 kB\n"
+			"SwapFree: %u kB\n",
+			free_mib * 1024);
+		fclose(mi);
+	}
+}
+
+/*
+ * Shared memory is swap-backed: a file-only scheme takes a cgroup's shmem too (DAMOS tells
+ * anonymous pages from the rest, not shmem from page cache), so below swap_reserve a cgroup
+ * holding shmem is paused (swap_reserve) and one without keeps its scheme; with swap room
+ * again it resumes.
+ */
+static void shmem_reserve(void)
+{
+	struct fakedamon *f = fake_new(FAKE_ABI_72);
+	struct damon_io io = fake_io(f);
+	struct holder_args sa = { "shm", 4, 0, true };
+	char proc[PATH_MAX + 8], daemon[PATH_MAX * 2 + 96], policy[PATH_MAX + 160],
+		psh[PATH_MAX * 2], ppc[PATH_MAX * 2];
+	const struct paddr_cgroup_stats *sh = NULL, *pc = NULL;
+	struct damon d;
+	struct paddr *p = NULL;
+	struct cfg *cfg;
+	pid_t h[2] = { -1, -1 };
+
+	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	fake_proc(proc);
+	put_meminfo(proc, 100); /* 100 MiB free of 1 GiB: below a 50% reserve */
+	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
+	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\nproc_root = %s\n",
+		 f->state_dir, proc);
+	snprintf(policy, sizeof(policy),
+		 "[policy]\ncgroup = %s/s*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
+		 "memory = file\nswap_reserve = 50%%\n",
+		 base);
+	cfg = cfgtext_load(f->top, daemon, policy);
+	snprintf(psh, sizeof(psh), "%s/shm", base);
+	snprintf(ppc, sizeof(ppc), "%s/srest", base);
+	if (cg_make("shm") == 0 && cg_make("srest") == 0) {
+		h[0] = child_fork(holder_setup, NULL, &sa);
+		h[1] = holder("srest", 4, 0);
+	}
+	ok(cfg && h[0] > 0 && h[1] > 0 && damon_open(&d, f->admin, f->state_dir, &io) == 0 &&
+		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
+	   "shmem: memory = file below swap_reserve, a cgroup with 4 MiB of shmem, one without");
+	if (!p)
+		goto out;
+	for (int i = 0; i < 2 && (!paddr_cgroup_stats(p, psh) || !paddr_cgroup_stats(p, ppc) ||
+				  !paddr_cgroup_stats(p, psh)->paused);
+	     i++) {
+		paddr_cycle(p);
+		usleep(i ? 0 : 2500000); /* the kernel flushes small memcg statistics every 2 s */
+	}
+	paddr_cycle(p);
+	sh = paddr_cgroup_stats(p, psh);
+	pc = paddr_cgroup_stats(p, ppc);
+	ok(sh && sh->paused && !strcmp(sh->paused_why, "swap_reserve"),
+	   "the cgroup holding shmem is paused below the reserve: swap_reserve (%s)",
+	   sh ? sh->paused_why : "no scheme");
+	ok(pc && !pc->paused, "the one without shmem keeps its file scheme");
+	put_meminfo(proc, 900);
+	paddr_cycle(p);
+	ok(sh && !sh->paused, "with swap room again, the shmem cgroup's scheme resumes");
+	paddr_free(p);
+	damon_release(&d);
+	damon_close(&d);
+out:
+	reap(h[0]);
+	reap(h[1]);
+	cg_remove("shm");
+	cg_remove("srest");
+	cfg_free(cfg);
+	fake_free(f);
+}
+
 int main(void)
 {
 	char *own = own_cg, p[PATH_MAX * 2];
@@ -1020,6 +1108,7 @@ int main(void)
 	usage612();
 	limits();
 	leaf_swap();
+	shmem_reserve();
 	rmdir(p);
 	return tap_exit();
 }

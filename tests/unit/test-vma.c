@@ -26,6 +26,29 @@ static const char smaps[] = "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin
 			    "7ffff7fc5000-7ffff7fc7000 r-xp 00000000 00:00 0 [vdso]\n"
 			    "VmFlags: rd ex mr mw me de\n";
 
+/* shared memory is swap-backed: anon's kind, whatever its path says */
+static void shmem(void)
+{
+	static const char maps[] =
+		"7f0000000000-7f0008000000 rw-s 00000000 00:01 1024 /dev/zero (deleted)\n"
+		"7f0008000000-7f0008100000 rw-s 00000000 00:01 65537 /SYSV0052e2c1 (deleted)\n"
+		"7f0008100000-7f0008200000 rw-s 00000000 00:01 3072 /memfd:pool (deleted)\n"
+		"7f0008200000-7f0008300000 rw-s 00000000 00:19 12 /dev/shm/PostgreSQL.123\n"
+		"7f0008300000-7f0008400000 rw-s 00000000 08:01 99 /dev/zero\n"
+		"7f0008400000-7f0008500000 r--s 00000000 08:01 98 /data/base/16384/1259\n";
+	struct vma_list v = { 0 };
+
+	is_int(vma_parse_smaps(maps, &v), 0, "maps with shared memory parses");
+	ok(v.nr == 6 && v.v[0].cls == VMA_SHMEM && v.v[1].cls == VMA_SHMEM &&
+		   v.v[2].cls == VMA_SHMEM && v.v[3].cls == VMA_SHMEM && v.v[4].cls == VMA_FILE &&
+		   v.v[5].cls == VMA_FILE,
+	   "shared anonymous, SysV, memfd and /dev/shm are shared memory; files are files");
+	ok(v.nr == 6 && vma_kind(&v.v[0]) == MEMORY_ANON && vma_kind(&v.v[3]) == MEMORY_ANON &&
+		   vma_kind(&v.v[5]) == MEMORY_FILE,
+	   "shared memory is swap-backed: advised with anon, held to its swap limits");
+	vma_list_fini(&v);
+}
+
 static void vmas(void)
 {
 	struct vma_list v = { 0 };
@@ -38,6 +61,7 @@ static void vmas(void)
 		   v.v[3].cls == VMA_LOCKED && v.v[4].cls == VMA_FILE && v.v[5].cls == VMA_LOCKED &&
 		   v.v[6].cls == VMA_SPECIAL,
 	   "classes: file, [heap] anon, anon, locked (lo), shared file, [vvar] pf, [vdso] special");
+	shmem();
 	/* one DAMON region over anon, locked, a hole and the shared file */
 	vrange_push(&in, 0x7f0000000000, 0x7f0000400000, 0, 60000000);
 	is_int(vma_clip(&in, &v, MEMORY_ANON | MEMORY_FILE, 0, K, &out, &sk), 0, "clip");
