@@ -79,10 +79,12 @@ unsigned cgstat_sweep(struct cgstat *t, enum cfg_engine e)
 	return freed;
 }
 
-struct cgstat_entry *cgstat_find(const struct cgstat *t, const char *policy, const char *path)
+struct cgstat_entry *cgstat_find(const struct cgstat *t, enum cfg_engine e, const char *policy,
+				 const char *path)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->e[i]->path, path) && !strcmp(t->e[i]->policy, policy))
+		if (t->e[i]->engine == e && !strcmp(t->e[i]->path, path) &&
+		    !strcmp(t->e[i]->policy, policy))
 			return t->e[i];
 	return NULL;
 }
@@ -90,7 +92,7 @@ struct cgstat_entry *cgstat_find(const struct cgstat *t, const char *policy, con
 struct cgstat_entry *cgstat_get(struct cgstat *t, enum cfg_engine eng, const char *policy,
 				const char *path)
 {
-	struct cgstat_entry *e = cgstat_find(t, policy, path);
+	struct cgstat_entry *e = cgstat_find(t, eng, policy, path);
 
 	if (e) {
 		e->seen = true;

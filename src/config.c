@@ -458,8 +458,10 @@ static const char *parse_word(const struct key *k, const char *v, void *base)
 			*(enum cfg_engine *)dst = ENGINE_VADDR;
 		else if (!strcmp(v, "paddr"))
 			*(enum cfg_engine *)dst = ENGINE_PADDR;
+		else if (!strcmp(v, "both"))
+			*(enum cfg_engine *)dst = ENGINE_BOTH;
 		else
-			return "expected vaddr or paddr";
+			return "expected vaddr, paddr or both";
 		return NULL;
 	case K_MEMORY:
 		return parse_memory(v, dst);
@@ -729,13 +731,44 @@ static void check_engine_keys(struct pstate *ps)
 		const struct key *k = &policy_keys[i];
 		unsigned l = ps->seen[SEC_POLICY][i];
 
-		if (!l || !k->engines || k->engines & (1u << p->engine))
+		if (!l || !k->engines || k->engines & (1u << p->engine) || p->engine == ENGINE_BOTH)
 			continue;
 		perr(ps, l, k->name,
 		     "applies to engine = %s policies only (this policy: engine = %s, %s)",
 		     cfg_engine_name(k->engines & PADDR_ONLY ? ENGINE_PADDR : ENGINE_VADDR),
 		     cfg_engine_name(p->engine), where);
 	}
+}
+
+/*
+ * split_both: the engine = both policy at ps->pol becomes its two parts, ps->pol[0] and
+ * ps->pol[1] (the loader keeps room for two per file): the vaddr part takes the private
+ * anonymous memory of the cgroups' processes, sure before it asks; the paddr part the rest,
+ * which MADV_PAGEOUT cannot reach (memory another process maps, unmapped page cache), through
+ * the kernel's scheme and its page-level re-check. Each part has the policy's quota; the paddr
+ * part's max_access_rate defaults to paddr's.
+ */
+static void split_both(struct pstate *ps)
+{
+	struct cfg_policy *p = ps->pol;
+	unsigned l = key_line(ps, SEC_POLICY, "memory");
+
+	if (p->memory != (MEMORY_ANON | MEMORY_FILE)) {
+		perr(ps, l ? l : key_line(ps, SEC_POLICY, "engine"), l ? "memory" : "engine",
+		     "engine = both takes anon through vaddr and file through paddr: it needs "
+		     "memory = anon,file (use engine = %s for %s alone)",
+		     p->memory == MEMORY_ANON ? "vaddr" : "paddr",
+		     p->memory == MEMORY_ANON ? "anon" : "file");
+		return;
+	}
+	p[1] = p[0];
+	p[0].engine = ENGINE_VADDR;
+	p[0].memory = MEMORY_ANON;
+	p[1].engine = ENGINE_PADDR;
+	p[1].memory = MEMORY_FILE;
+	if (!key_line(ps, SEC_POLICY, "max_access_rate"))
+		p[1].max_access_rate = CFG_PADDR_MAX_ACCESS_RATE;
+	p[0].both = p[1].both = true;
 }
 
 static void check_policy(struct pstate *ps)
@@ -763,6 +796,8 @@ static void check_policy(struct pstate *ps)
 	l = key_line(ps, SEC_POLICY, "min_age");
 	if (l && p->min_age_us && p->min_age_us < ps->cfg->damon.aggr_us)
 		perr(ps, l, "min_age", "shorter than [damon] aggr_interval");
+	if (p->engine == ENGINE_BOTH)
+		split_both(ps);
 }
 
 static bool valid_policy_name(const char *n)
@@ -864,7 +899,8 @@ static int check_overlaps(struct cfg *cfg, struct cfg_errors *errs)
 		for (unsigned i = 0; i < j; i++) {
 			const struct cfg_policy *a = &cfg->policies[i];
 
-			if (!policies_overlap(a, b))
+			/* the two parts of one engine = both policy share its cgroups */
+			if ((a->both && !strcmp(a->name, b->name)) || !policies_overlap(a, b))
 				continue;
 			err_add(errs,
 				"%s:%u: cgroup: '%s' overlaps policy '%s' (%s:%u, cgroup '%s'); a "
@@ -914,7 +950,7 @@ static int load_dropin(struct cfg *cfg, struct cfg_errors *errs, const char *dir
 	}
 	r = parse_file(cfg, errs, path, true, pol);
 	if (r == 0)
-		cfg->nr_policies++;
+		cfg->nr_policies += pol->both ? 2 : 1;
 	return r;
 }
 
@@ -935,7 +971,8 @@ static int load_dir(struct cfg *cfg, struct cfg_errors *errs, const char *dir, b
 			CFG_MAX_POLICIES);
 		r = -EINVAL;
 	}
-	cfg->policies = calloc((size_t)(n ? n : 1), sizeof(*cfg->policies));
+	/* two per file: an engine = both policy is two (split_both) */
+	cfg->policies = calloc((size_t)(n ? n : 1) * 2, sizeof(*cfg->policies));
 	if (!cfg->policies)
 		r = -ENOMEM;
 	for (int i = 0; i < n; i++) {
@@ -999,7 +1036,7 @@ const struct cfg_policy *cfg_find_policy(const struct cfg *cfg, const char *name
 
 const char *cfg_engine_name(enum cfg_engine e)
 {
-	return e == ENGINE_PADDR ? "paddr" : "vaddr";
+	return e == ENGINE_PADDR ? "paddr" : e == ENGINE_BOTH ? "both" : "vaddr";
 }
 
 const char *cfg_refsem_name(enum cfg_refsem r)
@@ -1050,9 +1087,9 @@ const char *cfg_policy_describe(const struct cfg_policy *p, char *buf, size_t le
 		snprintf(usage, sizeof(usage), " max_usage=%s",
 			 p->max_usage ? fmt_rate(mu, sizeof(mu), p->max_usage) : "none");
 	snprintf(buf, len,
-		 "cgroup=%s engine=%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s%s "
+		 "cgroup=%s engine=%s%s min_age=%s max_access_rate=%s memory=%s%s%s quota=%s%s "
 		 "pressure_limit=%s min_free=%s swap_reserve=%s max_refault_rate=%s%s%s%s",
-		 p->cgroup, cfg_engine_name(p->engine),
+		 p->cgroup, cfg_engine_name(p->engine), p->both ? " (part of both)" : "",
 		 fmt_duration(age, sizeof(age), p->min_age_us),
 		 fmt_rate(rate, sizeof(rate), p->max_access_rate),
 		 p->memory & MEMORY_ANON ? "anon" : "",

@@ -539,13 +539,23 @@ int daemon_reload(struct daemon *d, struct cfg_errors *ret_errs,
 
 int daemon_pause(struct daemon *d, const char *policy, bool paused)
 {
-	const struct cfg_policy *p = cfg_find_policy(d->cfg, policy);
+	int r = -ENOENT;
 
-	if (!p)
-		return -ENOENT;
-	if (p->engine == ENGINE_VADDR)
-		return d->vaddr ? vaddr_pause(d->vaddr, policy, paused) : -EAGAIN;
-	return d->paddr ? paddr_pause(d->paddr, policy, paused) : -EAGAIN;
+	/* an engine = both policy is two of that name: both parts pause and resume together */
+	for (unsigned i = 0; i < d->cfg->nr_policies; i++) {
+		const struct cfg_policy *p = &d->cfg->policies[i];
+		int k;
+
+		if (strcmp(p->name, policy))
+			continue;
+		if (p->engine == ENGINE_VADDR)
+			k = d->vaddr ? vaddr_pause(d->vaddr, policy, paused) : -EAGAIN;
+		else
+			k = d->paddr ? paddr_pause(d->paddr, policy, paused) : -EAGAIN;
+		if (r == -ENOENT || k < 0)
+			r = k;
+	}
+	return r;
 }
 
 void daemon_init(struct daemon *d, const struct daemon_args *args, struct cfg *cfg)

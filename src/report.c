@@ -547,14 +547,18 @@ static void metric_sample(struct sbuf *b, const char *name, const char *policy, 
 /*
  * A per-cgroup sample: labels policy and cgroup and, for a Kubernetes pod's cgroup (kpod.h),
  * qos, pod_uid and, beneath a container, container_id, to join with kube-state-metrics.
+ * `engine`: NULL, or the part of an engine = both policy, whose two parts have a sample each
+ * for one cgroup.
  */
 static void metric_cgroup_sample(struct sbuf *b, const char *name, const char *policy,
-				 const char *cgroup, double value)
+				 const char *engine, const char *cgroup, double value)
 {
 	struct kpod k;
 
 	sbuf_printf(b, "pageoutd_%s{policy=", name);
 	metric_label_value(b, policy);
+	if (engine)
+		sbuf_printf(b, ",engine=\"%s\"", engine);
 	sbuf_puts(b, ",cgroup=");
 	metric_label_value(b, cgroup);
 	if (kpod_parse(cgroup, &k)) {
@@ -645,6 +649,22 @@ static bool policy_metric_value(const struct policy_metric *m, const struct poli
 	return false;
 }
 
+/*
+ * A per-policy sample of a metric both engines have, labelled k=v: with the engine label too
+ * for the parts of an engine = both policy, which share its name.
+ */
+static void metric_part_sample(struct sbuf *b, const char *name, const struct policy_figures *f,
+			       const char *k, const char *v, double value)
+{
+	sbuf_printf(b, "pageoutd_%s{policy=", name);
+	metric_label_value(b, f->p->name);
+	if (f->p->both)
+		sbuf_printf(b, ",engine=\"%s\"", cfg_engine_name(f->p->engine));
+	sbuf_printf(b, ",%s=", k);
+	metric_label_value(b, v);
+	sbuf_printf(b, "} %.17g\n", value);
+}
+
 /* Per policy, one sample each, whichever the engine; an unknown figure has no sample. */
 static void metrics_policies(const struct report_src *r, const struct policy_figures *v,
 			     struct sbuf *b)
@@ -656,8 +676,8 @@ static void metrics_policies(const struct report_src *r, const struct policy_fig
 		      "is in pageoutctl status)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		for (int k = 0; k < RS_MAX; k++)
-			metric_sample(b, "policy_state", v[i].p->name, "state",
-				      report_state_name(k), k == (int)v[i].state);
+			metric_part_sample(b, "policy_state", &v[i], "state", report_state_name(k),
+					   k == (int)v[i].state);
 	for (size_t k = 0; k < ARRAY_SIZE(policy_metrics); k++) {
 		const struct policy_metric *m = &policy_metrics[k];
 
@@ -676,8 +696,8 @@ static void metrics_policies(const struct report_src *r, const struct policy_fig
 		      "(process_madvise calls)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
 		for (int k = 0; k < FAIL_MAX; k++)
-			metric_sample(b, "errors_total", v[i].p->name, "kind", fail_kind_name(k),
-				      v[i].failures ? (double)v[i].failures[k] : 0);
+			metric_part_sample(b, "errors_total", &v[i], "kind", fail_kind_name(k),
+					   v[i].failures ? (double)v[i].failures[k] : 0);
 	metric_header(b, "skipped_bytes_total", "counter",
 		      "Cold bytes not reclaimed, by reason (vaddr)");
 	for (unsigned i = 0; i < cfg->nr_policies; i++)
@@ -757,7 +777,7 @@ static void metrics_paddr(const struct report_src *r, struct sbuf *b)
 			uint64_t x;
 
 			memcpy(&x, (const char *)c + m->offset, sizeof(x));
-			metric_cgroup_sample(b, m->name, pol, path, (double)x);
+			metric_cgroup_sample(b, m->name, pol, NULL, path, (double)x);
 		}
 	}
 	metric_header(b, "paddr_limit_bound_cycles_total", "counter",
@@ -908,7 +928,18 @@ static const struct cgroup_metric cgroup_metrics[] = {
 	  cgroup_thaw_faults_last },
 };
 
-/* Per matched cgroup (labels policy and cgroup); frozen figures of watched cgroups only. */
+/* The engine of entry e where its policy is engine = both (two entries per cgroup), else NULL. */
+static const char *part_of_both(const struct report_src *r, const struct cgstat_entry *e)
+{
+	const struct cfg_policy *p = cfg_find_policy(r->cfg, e->policy);
+
+	return p && p->both ? cfg_engine_name(e->engine) : NULL;
+}
+
+/*
+ * Per matched cgroup (labels policy and cgroup, and engine for the parts of an engine = both
+ * policy); frozen figures of watched cgroups only.
+ */
 static void metrics_cgroups(const struct report_src *r, struct sbuf *b)
 {
 	uint64_t now = now_usec();
@@ -922,7 +953,8 @@ static void metrics_cgroups(const struct report_src *r, struct sbuf *b)
 			double x;
 
 			if (m->value(e, now, &x))
-				metric_cgroup_sample(b, m->name, e->policy, e->path, x);
+				metric_cgroup_sample(b, m->name, e->policy, part_of_both(r, e),
+						     e->path, x);
 		}
 	}
 }
@@ -1130,7 +1162,12 @@ void report_cgroups(const struct report_src *r, struct sbuf *b)
 				snprintf(last, sizeof(last), "%" PRIu64, e->thaw_faults_last);
 			snprintf(sum, sizeof(sum), "%" PRIu64, e->thaw_faults_total);
 		}
-		sbuf_printf(b, "%-16s %-7s %10s %10s %6s %11s %11s  %s\n", e->policy, st ? st : "-",
+		const char *part = part_of_both(r, e);
+		char pol[CFG_NAME_MAX + 8];
+
+		/* an engine = both policy's parts: one row each, "name/vaddr" and "name/paddr" */
+		snprintf(pol, sizeof(pol), "%s%s%s", e->policy, part ? "/" : "", part ? part : "");
+		sbuf_printf(b, "%-16s %-7s %10s %10s %6s %11s %11s  %s\n", pol, st ? st : "-",
 			    fmt_size(rec, sizeof(rec), e->reclaimed_bytes_total), fr, th, last, sum,
 			    e->path);
 	}

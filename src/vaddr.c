@@ -221,8 +221,9 @@ struct vpid {
 /* The per-cgroup figures of vp's c-th cgroup, or NULL. */
 static struct cgstat_entry *cg_entry(const struct vaddr *v, const struct vpolicy *vp, size_t c)
 {
-	return v->cs && c < vp->cgroups.nr ? cgstat_find(v->cs, vp->name, vp->cgroups.paths[c])
-					   : NULL;
+	return v->cs && c < vp->cgroups.nr
+		       ? cgstat_find(v->cs, ENGINE_VADDR, vp->name, vp->cgroups.paths[c])
+		       : NULL;
 }
 
 /* Record vp's c-th cgroup's frozen state f, read now, there and in its figures. */

@@ -38,7 +38,7 @@ def code_metrics():
     types.update({f"pageoutd_{m}": t for m, t in
                   re.findall(r'\{\s*"(\w+)",\s*"(gauge|counter)",', c)})
     labels = set(re.findall(r'[{,](\w+)=(?:\\"|")', c))
-    labels |= set(re.findall(r'metric_sample\(\s*b,[^;]*?,\s*"(\w+)",', c, re.S))
+    labels |= set(re.findall(r'metric_(?:part_)?sample\(\s*b,[^;]*?,\s*"(\w+)",', c, re.S))
     return types, labels
 
 

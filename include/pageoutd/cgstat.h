@@ -66,13 +66,17 @@ void cgstat_mark(struct cgstat *t, enum cfg_engine e);
 /* cgstat_sweep: free the entries of e that were not got since cgstat_mark. Returns how many. */
 unsigned cgstat_sweep(struct cgstat *t, enum cfg_engine e);
 /*
- * cgstat_get: the entry of (policy, path), created if new (path copied), and marked seen. The
- * table owns it: valid until the cgstat_sweep that drops it. NULL: no memory.
+ * cgstat_get: the entry of (engine e, policy, path), created if new (path copied), and marked
+ * seen. The table owns it: valid until the cgstat_sweep that drops it. NULL: no memory.
  */
 struct cgstat_entry *cgstat_get(struct cgstat *t, enum cfg_engine e, const char *policy,
 				const char *path);
-/* cgstat_find: the entry of (policy, path), owned by the table, or NULL. */
-struct cgstat_entry *cgstat_find(const struct cgstat *t, const char *policy, const char *path);
+/*
+ * cgstat_find: the entry of (engine e, policy, path), owned by the table, or NULL (the two parts
+ * of an engine = both policy have an entry each).
+ */
+struct cgstat_entry *cgstat_find(const struct cgstat *t, enum cfg_engine e, const char *policy,
+				 const char *path);
 /*
  * cgstat_frozen: the frozen state read now (cgrp_frozen: 1, 0, -errno). A freeze starts the
  * frozen time; a thaw ends it and opens the fault window (the count now, the next at now +

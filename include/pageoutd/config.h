@@ -26,7 +26,12 @@
 /* max_access_rate of a paddr policy that does not set it: 50% of the samples */
 #define CFG_PADDR_MAX_ACCESS_RATE 500000u
 
-enum cfg_engine { ENGINE_VADDR, ENGINE_PADDR };
+/*
+ * ENGINE_BOTH is what a [policy] may say; the loader turns such a policy into two of the same
+ * name, its vaddr part (memory = anon) and its paddr part (memory = file): engines and the
+ * loaded configuration only ever see ENGINE_VADDR and ENGINE_PADDR.
+ */
+enum cfg_engine { ENGINE_VADDR, ENGINE_PADDR, ENGINE_BOTH };
 enum cfg_refsem { REFSEM_AUTO, REFSEM_IGNORE, REFSEM_RECHECK };
 enum { MEMORY_ANON = 1, MEMORY_FILE = 2 };
 
@@ -75,6 +80,7 @@ struct cfg_policy {
 	char cgroup[PATH_MAX];
 	bool cgroup_is_glob;
 	enum cfg_engine engine;
+	bool both; /* a part of an engine = both policy: the other part has the same name */
 	uint64_t min_age_us;
 	uint32_t max_access_rate; /* ppm of samples per aggregation interval (paddr: 50%) */
 	unsigned memory;	  /* MEMORY_ANON | MEMORY_FILE */

@@ -28,6 +28,7 @@ for f in /usr/sbin/pageoutd /usr/bin/pageoutctl "$unitdir/pageoutd.service" \
 	/usr/share/man/man8/pageoutctl.8.gz /usr/share/man/man5/pageoutd.conf.5.gz \
 	/etc/pageoutd/pageoutd.conf /etc/pageoutd/conf.d/ /usr/share/doc/pageoutd/copyright \
 	/usr/share/doc/pageoutd/examples/batch.conf /usr/share/doc/pageoutd/examples/machines.conf \
+	/usr/share/doc/pageoutd/examples/databases.conf \
 	/usr/share/doc/pageoutd/examples/cached-apps.conf \
 	/usr/share/doc/pageoutd/examples/cached-apps-generic.conf \
 	/usr/share/doc/pageoutd/examples/app.conf; do

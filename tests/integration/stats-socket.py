@@ -416,6 +416,65 @@ def main():
             ok(rss1 - rss0 < 4096, "RSS did not grow (%d -> %d kB)" % (rss0, rss1))
         ok(wait_for(lambda: nfds(d.pid) <= fd0, 5), "descriptors back to %d (%d)" % (fd0, nfds(d.pid)))
 
+        # engine = both: one policy, two parts of its name, each shown, paused together
+        db_cg = "/pageoutd-socket-test-db-%d" % os.getpid()
+        os.mkdir(cgroot + db_cg)
+        made.insert(0, cgroot + db_cg)
+        # a process that holds 8 MiB in it: the paddr part gives a cgroup with memory a scheme
+        holder = subprocess.Popen(
+            [sys.executable, "-c",
+             "import sys, time\nopen(sys.argv[1], 'w').write('0')\n"
+             "b = bytearray(8 << 20)\nb[::4096] = b'x' * (len(b) // 4096)\ntime.sleep(60)",
+             cgroot + db_cg + "/cgroup.procs"])
+        procs.append(holder)
+        with open(T + "/d/db.conf", "w") as f:
+            f.write("[policy]\ncgroup = %s\nengine = both\n" % db_cg)
+        rc, out, err = ctl(sock, "reload")
+        ok(rc == 0 and "reloaded, 4 policies" in out,
+           "engine = both: reloaded, the db policy counts as its two parts (%s)" % out.strip())
+
+        def db_parts():
+            return [p for p in json.loads(ask(sock, "stats"))["policies"] if p["name"] == "db"]
+        ok(wait_for(lambda: sorted(p["engine"] for p in db_parts()) == ["paddr", "vaddr"] and
+                    all(p["cgroups"] == 1 for p in db_parts()), 10),
+           "stats: the db policy twice, its vaddr and its paddr part, each over its cgroup")
+        rows = [line.split() for line in ask(sock, "status").splitlines()
+                if line.startswith("db ")]
+        ok(sorted(r[1] for r in rows) == ["paddr", "vaddr"], "status: a row for each part")
+        m = ask(sock, "metrics")
+        ok('pageoutd_reclaimed_bytes_total{policy="db",engine="vaddr"}' in m and
+           'pageoutd_reclaimed_bytes_total{policy="db",engine="paddr"}' in m and
+           ('pageoutd_cgroup_reclaimed_bytes_total{policy="db",engine="vaddr",cgroup="%s"}'
+            % db_cg) in m and
+           ('pageoutd_cgroup_reclaimed_bytes_total{policy="db",engine="paddr",cgroup="%s"}'
+            % db_cg) in m,
+           "metrics: each part's series, per policy and per cgroup, labelled by engine")
+        if failed:
+            diag("\n".join(line for line in m.splitlines() if 'policy="db"' in line))
+            diag(ask(sock, "cgroups"))
+        if promtool:
+            p = subprocess.run([promtool, "check", "metrics"], input=m, capture_output=True,
+                               text=True)
+            ok(p.returncode == 0, "promtool check metrics passes with both parts")
+        else:
+            skip("promtool check metrics with both parts", "no promtool")
+        t = ask(sock, "cgroups")
+        ok(("db/vaddr" in t and "db/paddr" in t), "cgroups: a line per part of the cgroup")
+        rc, out, err = ctl(sock, "pause", "db")
+        # (this host may have no swap: the vaddr part is paused for swap_reserve meanwhile)
+        ok(rc == 0 and wait_for(lambda: all(p["paused_why"] == "paused" for p in db_parts()), 5),
+           "pageoutctl pause db pauses both parts")
+        rc, out, err = ctl(sock, "resume", "db")
+        ok(rc == 0 and wait_for(lambda: not any(p["paused_why"] == "paused"
+                                                for p in db_parts()), 5),
+           "and resume resumes both")
+        holder.kill()
+        holder.wait()
+        os.unlink(T + "/d/db.conf")
+        rc, out, err = ctl(sock, "reload")
+        ok(rc == 0 and "reloaded, 2 policies" in out and not db_parts(),
+           "db.conf removed: reloaded, no db policy")
+
         # an app gone: its cgroup's entry goes with it
         os.rmdir(cgroot + web_cg)
         ok(wait_for(lambda: not any(c["cgroup"] == web_cg

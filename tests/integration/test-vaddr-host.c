@@ -648,7 +648,7 @@ static void cgstat_pure(const struct cfg *cfg)
 	free(m);
 	cgstat_mark(cs, ENGINE_VADDR);
 	is_int(cgstat_sweep(cs, ENGINE_VADDR), 1, "a vaddr cgroup not matched again is freed");
-	ok(cgstat_count(cs) == 1 && cgstat_find(cs, "host", "/apps/uid_2"),
+	ok(cgstat_count(cs) == 1 && cgstat_find(cs, ENGINE_PADDR, "host", "/apps/uid_2"),
 	   "and the paddr one stays");
 	cgstat_free(cs);
 	frozen_clock();
@@ -985,8 +985,8 @@ static void per_cgroup(const struct cgrp_root *cg, const char *mine, int fd)
 	usleep(1100000);
 	vaddr_cycle(v);
 	vaddr_cycle(v);
-	e[0] = cgstat_find(cs, "host", app[0]);
-	e[1] = cgstat_find(cs, "host", app[1]);
+	e[0] = cgstat_find(cs, ENGINE_VADDR, "host", app[0]);
+	e[1] = cgstat_find(cs, ENGINE_VADDR, "host", app[1]);
 	ok(e[0] && e[1] && cgstat_count(cs) == 2, "an entry for each matched cgroup");
 	if (!e[0] || !e[1])
 		goto out;
@@ -1054,8 +1054,8 @@ static void per_cgroup(const struct cgrp_root *cg, const char *mine, int fd)
 	snprintf(procs, sizeof(procs), "%s%s", cg->mount, app[1]);
 	is_int(rmdir(procs), 0, "app1's cgroup is removed");
 	vaddr_cycle(v);
-	ok(!cgstat_find(cs, "host", app[1]) && cgstat_count(cs) == 1 &&
-		   cgstat_find(cs, "host", app[0]) == e[0],
+	ok(!cgstat_find(cs, ENGINE_VADDR, "host", app[1]) && cgstat_count(cs) == 1 &&
+		   cgstat_find(cs, ENGINE_VADDR, "host", app[0]) == e[0],
 	   "its entry is freed at the next cycle; app0's stays");
 out:
 	for (unsigned k = 0; k < 2; k++) {

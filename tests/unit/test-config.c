@@ -53,6 +53,11 @@ static const struct tcase cases[] = {
 	  POL "quota_time = 20ms\nengine = paddr\n", NULL, NULL, NULL, 0 },
 	{ "max_usage and none", "", "a.conf", POL "engine = paddr\nmax_usage = 30%\n", "b.conf",
 	  "[policy]\ncgroup = /b\nengine = paddr\nmax_usage = none\n", NULL, 0 },
+	{ "engine = both with keys of either engine", "", "db.conf",
+	  POL "engine = both\nmax_usage = 30%\nquota_time = 10ms\nlearn = no\n", NULL, NULL, NULL,
+	  0 },
+	{ "engine = both beside another policy's cgroup", "", "a.conf", POL "engine = both\n",
+	  "b.conf", "[policy]\ncgroup = /b\nengine = both\n", NULL, 0 },
 	{ "comments, inline comments and indentation",
 	  "# top\n; semi\n[daemon]\n  interval = 2s   # two\n\tlog_level = info ; inline\n", NULL,
 	  NULL, NULL, NULL, NULL, 0 },
@@ -194,6 +199,13 @@ static const struct tcase cases[] = {
 	  1 },
 	{ "a refused engine decides no key", "", "a.conf",
 	  POL "quota_time = 10ms\nengine = kernel\n", NULL, NULL, "conf.d/a.conf:4: engine: ", 1 },
+	{ "engine = both without file", "", "a.conf", POL "engine = both\nmemory = anon\n", NULL,
+	  NULL,
+	  "conf.d/a.conf:4: memory: engine = both takes anon through vaddr and file through "
+	  "paddr: it needs memory = anon,file (use engine = vaddr for anon alone)",
+	  1 },
+	{ "engine = both overlapping another policy", "", "a.conf", POL "engine = both\n", "b.conf",
+	  "[policy]\ncgroup = /a/x\n", "conf.d/b.conf:2: cgroup: '/a/x' overlaps policy 'a'", 1 },
 	{ "max_usage on the default engine", "", "a.conf", POL "max_usage = 30%\n", NULL, NULL,
 	  "conf.d/a.conf:3: max_usage: applies to engine = paddr policies only (this policy: "
 	  "engine = vaddr, the default)",
@@ -499,12 +511,55 @@ static void long_line(void)
 		exit(99);
 }
 
+/* engine = both: two policies of its name, vaddr for anon and paddr for file, in that order */
+static void both(void)
+{
+	char dir[512], main[600], sub[600], line[2048];
+	struct cfg_errors errs = { 0 };
+	struct cfg *cfg = NULL;
+	const struct cfg_policy *v, *p;
+
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	if (!mkdtemp(dir))
+		exit(99);
+	snprintf(sub, sizeof(sub), "%s/conf.d", dir);
+	mkdir(sub, 0755);
+	write_file(dir, "pageoutd.conf", "");
+	write_file(sub, "db.conf",
+		   "[policy]\ncgroup = /system.slice/postgresql*.service\nengine = both\n"
+		   "min_age = 30s\nquota = 64M/1s\nmax_usage = 20%\n");
+	snprintf(main, sizeof(main), "%s/pageoutd.conf", dir);
+	ok(cfg_load(main, sub, true, &cfg, &errs) == 0 && cfg && cfg->nr_policies == 2,
+	   "engine = both loads as two policies");
+	if (cfg && cfg->nr_policies == 2) {
+		v = &cfg->policies[0];
+		p = &cfg->policies[1];
+		ok(!strcmp(v->name, "db") && !strcmp(p->name, "db") && v->both && p->both,
+		   "of one name, each marked as a part");
+		ok(v->engine == ENGINE_VADDR && v->memory == MEMORY_ANON &&
+			   p->engine == ENGINE_PADDR && p->memory == MEMORY_FILE,
+		   "vaddr takes anon, paddr file (shared memory and page cache)");
+		ok(v->max_access_rate == 0 && p->max_access_rate == CFG_PADDR_MAX_ACCESS_RATE &&
+			   v->quota_bytes == p->quota_bytes && v->min_age_us == p->min_age_us &&
+			   p->max_usage == 200000,
+		   "each part keeps the policy's settings, with its engine's max_access_rate");
+		has_str(cfg_policy_describe(p, line, sizeof(line)), "engine=paddr (part of both)",
+			"describe names the part");
+	}
+	cfg_errors_fini(&errs);
+	cfg_free(cfg);
+	snprintf(main, sizeof(main), "rm -rf '%s'", dir);
+	if (system(main) != 0)
+		exit(99);
+}
+
 int main(void)
 {
 	log_setup(LOG_TARGET_STDERR, LOG_ERR);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		run_case(&cases[i]);
 	values();
+	both();
 	bom();
 	unreadable();
 	long_line();

@@ -44,7 +44,7 @@ boot_once() {
 	log=$(mktemp)
 	start=$(date +%s)
 	"$s/tests/vm/boot.sh" -k "$1" -C "$cache" -t 900 \
-		-f "$b/pageoutd" -f "$b/tests/vm/guest/vm-damon" -f "$b/tests/vm/guest/vm-vaddr" -f "$b/tests/vm/guest/vm-paddr" -f "$b/tests/vm/guest/vm-daemon" -f "$b/tests/vm/guest/vm-kube" -f "$s/conf/demo/app.conf" -f "$s/conf/conf.d/machines.conf" -f "$b/tests/unit/test-cgroup" \
+		-f "$b/pageoutd" -f "$b/tests/vm/guest/vm-damon" -f "$b/tests/vm/guest/vm-vaddr" -f "$b/tests/vm/guest/vm-paddr" -f "$b/tests/vm/guest/vm-daemon" -f "$b/tests/vm/guest/vm-kube" -f "$s/conf/demo/app.conf" -f "$s/conf/conf.d/machines.conf" -f "$s/conf/conf.d/databases.conf" -f "$b/tests/unit/test-cgroup" \
 		-f "$b/tests/vm/guest/vm-android" -f "$b/tests/vm/guest/android-init" -f "$b/pageoutctl" \
 		-f "$b/build-android/pageoutd:pageoutd-android" -f "$s/conf/android/pageoutd.rc" \
 		-f "$s/conf/android/cached-apps.conf" -f "$s/conf/pageoutd.conf:android-pageoutd.conf" \

@@ -13,7 +13,9 @@
  * quota bounds the work, and a time quota that binds is named (quota(); `vm-paddr quota`).
  * Then max_usage: a cgroup with cold memory held at a ceiling between its hot set and its
  * total, by the kernel's per-cgroup quota goal (7.1+) or pageoutd pausing the scheme
- * (max_usage(); `vm-paddr max_usage`).
+ * (max_usage(); `vm-paddr max_usage`). Then engine = both with the shipped
+ * conf/conf.d/databases.conf over a heap, shared memory and page cache (both_db();
+ * `vm-paddr both`).
  * Then (alone with `vm-paddr failcharge`) a cgroup's cold memory beside a large mlocked
  * region under a small quota, with 7.3's charge ratio of failed regions and without it
  * (walk_scale), and (`vm-paddr pause`) the kdamond paused on 7.3 while every policy is paused
@@ -34,7 +36,7 @@
 #include "vmtest.h"
 #include "../../lib/tap.h"
 
-#define VM_PADDR_CHECKS 62
+#define VM_PADDR_CHECKS 70
 #define WALK 30		  /* quota intervals (100 ms) between two walks of a scheme (min_age 3 s) */
 #define QUOTA (64 * 1024) /* the first phase's quota per 100 ms */
 #define COLD_A 0x7e0000000000ULL
@@ -825,6 +827,165 @@ static void max_usage(void)
 	printf("# max_usage: %ld s in the guest\n", (long)(time(NULL) - t0));
 }
 
+/* --- engine = both: the shipped databases.conf over a database's three kinds of memory --- */
+
+#define DB_DIR "/run/pageoutd-vm-db"
+#define DB_LOG "/tmp/pageoutd-db.log"
+#define DB_CG "/vmt-db"
+#define DB_SHARED 0x7e0200000000ULL
+#define DB_FILE PC "/db.dat"
+#define DB_MB 24
+#define DB_WAIT 60 /* s: min_age 5 s, both parts' walks, with room for a loaded host */
+
+/*
+ * A database's memory in cgroup DB_CG: DB_MB of private anonymous memory (its heap), DB_MB of
+ * shared anonymous memory that a second process (a backend, which dies with it) maps too (its
+ * shared buffers), and DB_MB of a file it wrote and closed (table data in the page cache,
+ * mapped by no process).
+ */
+static int db_setup(void *arg)
+{
+	static char buf[4096];
+	volatile char *heap, *shared;
+	char p[256], s[32], c = 0;
+	int fds[2], fd;
+	pid_t b;
+
+	(void)arg;
+	snprintf(p, sizeof(p), VM_CGROOT DB_CG "/cgroup.procs");
+	snprintf(s, sizeof(s), "%d", getpid());
+	if (write_file_at(AT_FDCWD, p, s) < 0)
+		return 2;
+	shared = mmap((void *)(uintptr_t)DB_SHARED, DB_MB * MIB, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (shared == MAP_FAILED || pipe(fds) < 0)
+		return 3;
+	vm_touch(shared, DB_MB * MIB, true);
+	/* the backend first: the heap made after it is this process's alone (not copy-on-write) */
+	b = fork();
+	if (b == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		vm_touch(shared, DB_MB * MIB, false); /* its own mappings of every shared page */
+		if (write(fds[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	if (b < 0 || read(fds[0], &c, 1) != 1)
+		return 6;
+	heap = mmap((void *)(uintptr_t)COLD_A, DB_MB * MIB, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (heap == MAP_FAILED)
+		return 7;
+	madvise((void *)heap, DB_MB * MIB, MADV_NOHUGEPAGE);
+	vm_touch(heap, DB_MB * MIB, true);
+	fd = open(DB_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	for (unsigned i = 0; fd >= 0 && i < DB_MB * 256; i++) {
+		memset(buf, (int)i + 1, sizeof(buf));
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return 4;
+	}
+	return fd < 0 || fsync(fd) < 0 || close(fd) < 0 ? 5 : 0;
+}
+
+/*
+ * The shipped conf/conf.d/databases.conf (copied into the guest), its cgroup pointed at DB_CG
+ * and min_age at 5 s: its vaddr part pages out the heap and leaves the shared memory it cannot
+ * advise (counted as shared), its paddr part takes the shared memory to swap and drops the
+ * page cache. Status shows a row per part.
+ */
+static void both_db(void)
+{
+	const long kb = DB_MB * 1024;
+	char *text = NULL, out[8192], st[4096], js[32768];
+	long heap = 0, shared = 0;
+	double cached = 100;
+	size_t o = 0;
+	pid_t app, d;
+	unsigned t;
+
+	if (access(PC, W_OK) != 0)
+		pagecache_fs();
+	mkdir(DB_DIR, 0700);
+	mkdir(DB_DIR "/conf.d", 0755);
+	vm_put(DB_DIR "/pageoutd.conf",
+	       "[daemon]\ninterval = 1s\nstate_dir = " DB_DIR "\nsocket = " DB_DIR "/sock\n"
+	       "log_level = info\n[damon]\nsample_interval = 5ms\naggr_interval = 100ms\n");
+	ok(read_file_alloc_at(AT_FDCWD, "databases.conf", &text) >= 0 &&
+		   strstr(text, "\nengine = both"),
+	   "the shipped databases.conf has engine = both");
+	if (text)
+		for (char *l = text, *nl; l && *l && o < sizeof(out) - 1; l = nl ? nl + 1 : NULL) {
+			int n;
+
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = '\0';
+			if (!strncmp(l, "cgroup", 6) && strchr(" \t=", l[6]))
+				n = snprintf(out + o, sizeof(out) - o, "cgroup = " DB_CG "\n");
+			else if (!strncmp(l, "min_age", 7) && strchr(" \t=", l[7]))
+				n = snprintf(out + o, sizeof(out) - o, "min_age = 5s\n");
+			else
+				n = snprintf(out + o, sizeof(out) - o, "%s\n", l);
+			if (n < 0 || (size_t)n >= sizeof(out) - o)
+				break;
+			o += (size_t)n;
+		}
+	free(text);
+	vm_put(DB_DIR "/conf.d/databases.conf", out);
+	vm_cg_make(DB_CG);
+	app = child_fork(db_setup, NULL, NULL);
+	ok(app > 0,
+	   "engine = both: " DB_CG " holds %d MiB of heap, %d MiB of memory shared with "
+	   "a second process, %d MiB of page cache",
+	   DB_MB, DB_MB, DB_MB);
+	d = vm_daemon_start(DB_DIR, DB_LOG, ~0ULL);
+	for (t = 0; t <= DB_WAIT; t++) {
+		heap = vm_area_swap_kb(app, COLD_A);
+		shared = vm_area_swap_kb(app, DB_SHARED);
+		cached = cached_pct(DB_FILE);
+		if (heap >= kb * 9 / 10 && shared >= kb * 9 / 10 && cached <= 20)
+			break;
+		if (t % 5 == 0)
+			printf("# t=%us: heap %ld kB swapped, shared %ld kB swapped, page cache "
+			       "%.0f%% "
+			       "cached\n",
+			       t, heap, shared, cached);
+		vm_sleep_ms(1000);
+	}
+	printf("# after %u s: heap %ld of %ld kB swapped, shared %ld of %ld kB, page cache %.0f%% "
+	       "cached\n",
+	       t, heap, kb, shared, kb, cached);
+	q_ctl_at(DB_DIR, "status", st, sizeof(st));
+	q_ctl_at(DB_DIR, "stats --json", js, sizeof(js));
+	printf("# %s", st);
+	ok(heap >= kb * 9 / 10, "the vaddr part pages out 90%% of the cold heap within %d s",
+	   DB_WAIT);
+	ok(shared >= kb * 9 / 10,
+	   "the paddr part pages out 90%% of the cold shared memory, which two processes map");
+	ok(cached >= 0 && cached <= 20, "and drops 80%% of the cold page cache no process maps");
+	{
+		/* the vaddr part's object first (the parts are in that order), then the paddr one */
+		const char *v = strstr(js, "{\"name\":\"databases\",\"engine\":\"vaddr\"");
+		const char *pp = strstr(js, "{\"name\":\"databases\",\"engine\":\"paddr\"");
+		const char *sh = v ? strstr(v, "\"shared\":") : NULL;
+		unsigned long long shb = sh ? strtoull(sh + 9, NULL, 10) : 0;
+
+		ok(v && pp && shb > 0,
+		   "stats: a part each; the vaddr part left the shared memory, counted as shared "
+		   "(%llu bytes)",
+		   shb);
+	}
+	ok(strstr(st, "\ndatabases        vaddr") && strstr(st, "\ndatabases        paddr"),
+	   "status: a row for each part");
+	if (!ok(vm_daemon_stop(d) == 0, "pageoutd exits 0"))
+		vm_show_log(DB_LOG, 20);
+	vm_reap(app);
+	vm_sleep_ms(300);
+	vm_cg_remove(DB_CG);
+	unlink(DB_FILE);
+}
+
 /* --- 7.3: the charge ratio of failed regions, and the paused kdamond --- */
 
 #define SUB_DIR "/tmp/pageoutd-vm-psub"
@@ -1219,6 +1380,10 @@ int main(int argc, char **argv)
 		max_usage();
 		return tap_exit();
 	}
+	if (argc > 1 && !strcmp(argv[1], "both")) {
+		both_db();
+		return tap_exit();
+	}
 	if (argc > 1 && (!strcmp(argv[1], "failcharge") || !strcmp(argv[1], "pause"))) {
 		mkdir(state_dir, 0700);
 		if (!ok(cgrp_init(&cg) == 0 && cg.version == 2, "cgroup v2"))
@@ -1473,6 +1638,7 @@ int main(int argc, char **argv)
 	frozen();
 	quota();
 	max_usage();
+	both_db();
 	failcharge(&cg);
 	pause_sub(&cg);
 	return tap_exit();
