@@ -53,26 +53,40 @@ int vtarget_pagemap_open(const struct vtarget *t)
 	return fd < 0 ? -errno : fd;
 }
 
+#define PAGEMAP_CHUNK 512 /* entries read per pread */
+
+/*
+ * pagemap_chunk: up to PAGEMAP_CHUNK entries of the pagemap open on fd, from page-aligned
+ * addr up to end, into buf. Returns how many, or -errno (-EIO for an empty read).
+ */
+static ssize_t pagemap_chunk(int fd, uint64_t addr, uint64_t end, uint64_t page_size, uint64_t *buf)
+{
+	uint64_t pages = (end - addr) / page_size;
+	ssize_t n;
+
+	if (pages > PAGEMAP_CHUNK)
+		pages = PAGEMAP_CHUNK;
+	n = pread(fd, buf, pages * sizeof(buf[0]), (off_t)(addr / page_size * sizeof(buf[0])));
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	return n / (ssize_t)sizeof(buf[0]);
+}
+
 int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size,
 			struct vrange_list *ret)
 {
-	uint64_t buf[512];
+	uint64_t buf[PAGEMAP_CHUNK];
 	uint64_t addr = start;
 	int r = 0;
 
 	while (addr < end && r == 0) {
-		uint64_t pages = (end - addr) / page_size;
-		ssize_t n;
+		ssize_t n = pagemap_chunk(fd, addr, end, page_size, buf);
 
-		if (pages > sizeof(buf) / sizeof(buf[0]))
-			pages = sizeof(buf) / sizeof(buf[0]);
-		n = pread(fd, buf, pages * sizeof(buf[0]),
-			  (off_t)(addr / page_size * sizeof(buf[0])));
-		if (n <= 0) {
-			r = n < 0 ? -errno : -EIO;
+		if (n < 0) {
+			r = (int)n;
 			break;
 		}
-		for (size_t k = 0; k < (size_t)n / sizeof(buf[0]) && r == 0; k++, addr += page_size)
+		for (ssize_t k = 0; k < n && r == 0; k++, addr += page_size)
 			if ((buf[k] & (PM_PRESENT | PM_EXCLUSIVE)) == (PM_PRESENT | PM_EXCLUSIVE))
 				r = vrange_push(ret, addr, addr + page_size, 0, 0);
 	}
@@ -82,20 +96,15 @@ int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size
 int vtarget_census(int fd, uint64_t start, uint64_t end, uint64_t page_size, uint64_t *present,
 		   uint64_t *shared)
 {
-	uint64_t buf[512];
+	uint64_t buf[PAGEMAP_CHUNK];
 
 	*present = *shared = 0;
 	for (uint64_t addr = start; addr < end;) {
-		uint64_t pages = (end - addr) / page_size;
-		ssize_t n;
+		ssize_t n = pagemap_chunk(fd, addr, end, page_size, buf);
 
-		if (pages > sizeof(buf) / sizeof(buf[0]))
-			pages = sizeof(buf) / sizeof(buf[0]);
-		n = pread(fd, buf, pages * sizeof(buf[0]),
-			  (off_t)(addr / page_size * sizeof(buf[0])));
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		for (size_t k = 0; k < (size_t)n / sizeof(buf[0]); k++, addr += page_size)
+		if (n < 0)
+			return (int)n;
+		for (ssize_t k = 0; k < n; k++, addr += page_size)
 			if (buf[k] & PM_PRESENT) {
 				(*present)++;
 				*shared += !(buf[k] & PM_EXCLUSIVE);

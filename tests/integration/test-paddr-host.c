@@ -693,78 +693,102 @@ out:
 }
 
 /*
- * 7.3 with max_usage: the cap on a walk's quota (what the cgroup holds above its ceiling)
- * applies to the quota as configured, walk_scale being 1 where the kernel charges a failed
- * byte 1/1024; the scheme carries the ratio and the kernel's usage goal together.
+ * A max_usage rig: the engine over an emulated tree of abi with one memory node, a policy over
+ * the cgroups under base with a ceiling of about 4 MiB, and cgroup u holding 16 MiB (12 above the ceiling).
  */
-static void usage73(void)
-{
-	struct fakedamon *f = fake_new(FAKE_ABI_73);
-	struct damon_io io = fake_io(f);
-	char proc[PATH_MAX + 8], zi[PATH_MAX + 16], daemon[PATH_MAX * 2 + 64];
-	char policy[PATH_MAX + 160], name[PATH_MAX + 8], want[32];
-	const struct paddr_cgroup_stats *cs = NULL;
-	struct policy_input in = { 0 };
-	struct paddr *p = NULL;
-	struct cfg *cfg = NULL;
+struct usage_rig {
+	struct fakedamon *f;
+	struct damon_io io;
 	struct damon d;
+	bool opened;
+	struct cfg *cfg;
+	struct paddr *p;
+	struct policy_input in;
+	pid_t h;
+};
+
+/* usage_up: the rig, two test lines named by `who`. false when the engine did not start. */
+static bool usage_up(struct usage_rig *u, enum fake_abi abi, const char *who)
+{
+	char proc[PATH_MAX + 8], zi[PATH_MAX + 16], daemon[PATH_MAX * 2 + 64];
+	char policy[PATH_MAX + 160];
 	char *mi = NULL;
-	bool opened = false;
-	pid_t h = -1;
 	FILE *fp;
 
-	snprintf(proc, sizeof(proc), "%s/proc", f->top);
+	memset(u, 0, sizeof(*u));
+	u->h = -1;
+	u->f = fake_new(abi);
+	u->io = fake_io(u->f);
+	snprintf(proc, sizeof(proc), "%s/proc", u->f->top);
 	fake_proc(proc);
-	/* one memory node: the kernel's goal holds the ceiling */
+	/* one memory node: where the kernel has the goal tuner, its goal holds the ceiling */
 	snprintf(zi, sizeof(zi), "%s/zoneinfo", proc);
 	fp = fopen(zi, "w");
 	if (fp) {
 		fputs("Node 0, zone   Normal\n        managed  262144\n", fp);
 		fclose(fp);
 	}
-	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
+	str_copy(u->f->memcg_root, sizeof(u->f->memcg_root), cg.mount);
 	if (read_file_alloc_at(AT_FDCWD, "/proc/meminfo", &mi) > 0)
-		policy_parse_meminfo(mi, &in);
+		policy_parse_meminfo(mi, &u->in);
 	free(mi);
-	/* a ceiling of about 4 MiB: 12 MiB of the 16 the cgroup holds are above it */
 	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\nproc_root = %s\n",
-		 f->state_dir, proc);
+		 u->f->state_dir, proc);
 	snprintf(policy, sizeof(policy),
 		 "[policy]\ncgroup = %s/*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
 		 "swap_reserve = 0%%\nmax_usage = %.4f%%\n",
-		 base, in.mem_total ? 100.0 * 4 * MIB / (double)in.mem_total : 1.0);
-	if (in.mem_total)
-		cfg = cfgtext_load(f->top, daemon, policy);
-	ok(cg_make("u") == 0 && (h = holder("u", 16, 0)) > 0, "7.3: cgroup u holds 16 MiB");
-	ok(cfg && (opened = damon_open(&d, f->admin, f->state_dir, &io) == 0) &&
-		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
-	   "7.3: the engine over the emulated tree, max_usage about 4 MiB");
-	if (!p)
+		 base, u->in.mem_total ? 100.0 * 4 * MIB / (double)u->in.mem_total : 1.0);
+	if (u->in.mem_total)
+		u->cfg = cfgtext_load(u->f->top, daemon, policy);
+	ok(cg_make("u") == 0 && (u->h = holder("u", 16, 0)) > 0, "%s: cgroup u holds 16 MiB", who);
+	ok(u->cfg && (u->opened = damon_open(&u->d, u->f->admin, u->f->state_dir, &u->io) == 0) &&
+		   damon_acquire(&u->d) == 0 && paddr_new(&u->p, u->cfg, &u->d, &cg) == 0,
+	   "%s: the engine over the emulated tree, max_usage about 4 MiB", who);
+	return u->p != NULL;
+}
+
+static void usage_down(struct usage_rig *u)
+{
+	paddr_free(u->p);
+	if (u->opened) {
+		damon_release(&u->d);
+		damon_close(&u->d);
+	}
+	reap(u->h);
+	cg_remove("u");
+	cfg_free(u->cfg);
+	fake_free(u->f);
+}
+
+/*
+ * 7.3 with max_usage: the cap on a walk's quota (what the cgroup holds above its ceiling)
+ * applies to the quota as configured, walk_scale being 1 where the kernel charges a failed
+ * byte 1/1024; the scheme carries the ratio and the kernel's usage goal together.
+ */
+static void usage73(void)
+{
+	const struct paddr_cgroup_stats *cs;
+	struct usage_rig u;
+	char name[PATH_MAX + 8], want[32];
+
+	if (!usage_up(&u, FAKE_ABI_73, "7.3"))
 		goto out;
-	paddr_cycle(p);
+	paddr_cycle(u.p);
 	snprintf(name, sizeof(name), "%s/u", base);
-	cs = paddr_cgroup_stats(p, name);
+	cs = paddr_cgroup_stats(u.p, name);
 	ok(cs && cs->walk_scale == 1 && !strcmp(cs->max_usage_by, "kernel"),
 	   "7.3: walk_scale 1, the kernel's goal holds the ceiling");
 	snprintf(want, sizeof(want), "%" PRIu64,
 		 cs ? pscheme_usage_cap(cs->resident, cs->max_usage_bytes) : 0);
 	ok(cs && strcmp(want, "671088640") &&
-		   !strcmp(fake_get(f, K "schemes/0/quotas/bytes"), want),
+		   !strcmp(fake_get(u.f, K "schemes/0/quotas/bytes"), want),
 	   "7.3: the quota capped at what lies above the ceiling (%s, not 64M/1s x 10 s)", want);
-	ok(!strcmp(fake_get(f, K "schemes/0/quotas/fail_charge_denom"), "1024") &&
-		   !strcmp(fake_get(f, K "schemes/0/quotas/goals/1/target_metric"),
+	ok(!strcmp(fake_get(u.f, K "schemes/0/quotas/fail_charge_denom"), "1024") &&
+		   !strcmp(fake_get(u.f, K "schemes/0/quotas/goals/1/target_metric"),
 			   "node_memcg_free_bp"),
 	   "7.3: the charge ratio beside the per-cgroup goal");
 out:
-	paddr_free(p);
-	if (opened) {
-		damon_release(&d);
-		damon_close(&d);
-	}
-	reap(h);
-	cg_remove("u");
-	cfg_free(cfg);
-	fake_free(f);
+	usage_down(&u);
 }
 
 /*
@@ -774,48 +798,20 @@ out:
  */
 static void usage612(void)
 {
-	struct fakedamon *f = fake_new(FAKE_ABI_612);
-	struct damon_io io = fake_io(f);
-	char proc[PATH_MAX + 8], daemon[PATH_MAX * 2 + 64], policy[PATH_MAX + 160];
-	const struct paddr_policy_stats *ps = NULL;
-	struct policy_input in = { 0 };
+	const struct paddr_policy_stats *ps;
 	struct report_src src = { .status = "test" };
 	struct sbuf st = { 0 };
-	struct paddr *p = NULL;
-	struct cfg *cfg = NULL;
-	struct damon d;
-	char *mi = NULL;
-	bool opened = false;
-	pid_t h = -1;
+	struct usage_rig u;
 
-	snprintf(proc, sizeof(proc), "%s/proc", f->top);
-	fake_proc(proc);
-	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
-	if (read_file_alloc_at(AT_FDCWD, "/proc/meminfo", &mi) > 0)
-		policy_parse_meminfo(mi, &in);
-	free(mi);
-	/* a ceiling of about 4 MiB under the 16 MiB the cgroup holds */
-	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\nproc_root = %s\n",
-		 f->state_dir, proc);
-	snprintf(policy, sizeof(policy),
-		 "[policy]\ncgroup = %s/*\nengine = paddr\nmin_age = 10s\nquota = 64M/1s\n"
-		 "swap_reserve = 0%%\nmax_usage = %.4f%%\n",
-		 base, in.mem_total ? 100.0 * 4 * MIB / (double)in.mem_total : 1.0);
-	if (in.mem_total)
-		cfg = cfgtext_load(f->top, daemon, policy);
-	ok(cg_make("u") == 0 && (h = holder("u", 16, 0)) > 0, "6.12: cgroup u holds 16 MiB");
-	ok(cfg && (opened = damon_open(&d, f->admin, f->state_dir, &io) == 0) &&
-		   damon_acquire(&d) == 0 && paddr_new(&p, cfg, &d, &cg) == 0,
-	   "6.12: the engine over the emulated tree, max_usage about 4 MiB");
-	if (!p)
+	if (!usage_up(&u, FAKE_ABI_612, "6.12"))
 		goto out;
-	src.cfg = cfg;
-	src.paddr = p;
-	ps = paddr_policy_stats(p, "host");
+	src.cfg = u.cfg;
+	src.paddr = u.p;
+	ps = paddr_policy_stats(u.p, "host");
 	log_mark = strlen(logbuf);
-	paddr_cycle(p); /* commits the capped quota */
-	set_effective(f, 0, 1, 1);
-	paddr_cycle(p); /* reads what the kernel has */
+	paddr_cycle(u.p); /* commits the capped quota */
+	set_effective(u.f, 0, 1, 1);
+	paddr_cycle(u.p); /* reads what the kernel has */
 	ok(ps && ps->binding == PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) &&
 		   log_count("paddr policy host: max_usage binds") == 1,
 	   "6.12: above the ceiling, its cap on the quota binds, logged once");
@@ -824,11 +820,12 @@ static void usage612(void)
 	sbuf_fini(&st);
 
 	/* the ceiling raised over what the cgroup holds: paused, and the ceiling still binds */
-	cfg->policies[0].max_usage = in.mem_total ? (uint32_t)(1e6 * 64 * MIB / in.mem_total) : 1;
-	ok(paddr_set_config(p, cfg) == 0, "6.12: reloaded with a ceiling of about 64 MiB");
-	paddr_cycle(p);
-	paddr_cycle(p);
-	is_str(fake_get(f, K "schemes/0/action"), "stat", "6.12: below it, the scheme is paused");
+	u.cfg->policies[0].max_usage =
+		u.in.mem_total ? (uint32_t)(1e6 * 64 * MIB / u.in.mem_total) : 1;
+	ok(paddr_set_config(u.p, u.cfg) == 0, "6.12: reloaded with a ceiling of about 64 MiB");
+	paddr_cycle(u.p);
+	paddr_cycle(u.p);
+	is_str(fake_get(u.f, K "schemes/0/action"), "stat", "6.12: below it, the scheme is paused");
 	ok(ps && ps->binding == PADDR_LIMIT_BIT(PADDR_LIMIT_MAX_USAGE) &&
 		   log_count("paddr policy host: max_usage binds") == 1 && !log_count("cleared"),
 	   "6.12: max_usage still binds, the same condition, nothing logged again");
@@ -837,15 +834,7 @@ static void usage612(void)
 	   "6.12: status says paused below the ceiling, and only that");
 	sbuf_fini(&st);
 out:
-	paddr_free(p);
-	if (opened) {
-		damon_release(&d);
-		damon_close(&d);
-	}
-	reap(h);
-	cg_remove("u");
-	cfg_free(cfg);
-	fake_free(f);
+	usage_down(&u);
 }
 
 /* More cgroups than schemes: refused with an error, never silently. Dry run: stat schemes. */
