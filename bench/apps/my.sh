@@ -87,7 +87,7 @@ log "database: sysbench sbtest1 of $((scale * 100000)) rows, ${size} kB, buffer 
 
 load() {
 	sb --threads="$clients" --rand-type=special --rand-spec-pct=5 --rand-spec-res=99 --range_selects=off \
-		--skip_trx=on --percentile=99 "$@" run
+		--skip_trx=on --percentile=99 --rand-seed=1 "$@" run
 }
 
 # --- the hooks of lib.sh's runs ---

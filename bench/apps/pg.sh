@@ -7,7 +7,7 @@
 # The server runs in /pg, pgbench in /load, the reclaimer in /reclaim. The data directory is on
 # ext4 on zram (init.sh): the database's pages are page cache charged to /pg, as on a disk.
 # pgbench -i -s SCALE makes the tables once; every run then starts from the same state: the
-# database files read into the page cache by /pg, the server started afresh (its
+# database files as made (copied back), read into the page cache by /pg, the server started afresh (its
 # shared_buffers empty), shared_buffers filled with pg_prewarm (pgbench_accounts is larger
 # than shared_buffers), WARM seconds of load, then PHASE seconds of load with the method
 # running and AFTER seconds more without it. The load is skewed: 9 in 10 transactions read one
@@ -57,6 +57,9 @@ in_cg load "$bin/psql" -q -c "CREATE EXTENSION pg_prewarm" || die "no pg_prewarm
 size=$(in_cg load "$bin/psql" -Atc "SELECT pg_database_size('postgres') / 1024")
 acc=$(in_cg load "$bin/psql" -Atc "SELECT pg_total_relation_size('pgbench_accounts') / 1024")
 stop_pg
+# every run starts from these files: the updates of a run (1 in 10 transactions) and
+# autovacuum change the tables, which the next run would otherwise inherit
+cp -a "$data" "$data.base"
 log "database: pgbench scale $scale, ${size} kB (pgbench_accounts with its index ${acc} kB), shared_buffers 128 MiB, made in $(($(date +%s) - t0)) s"
 
 # the load: pgbench's built-in select-only and simple-update transactions with the account
@@ -77,13 +80,16 @@ INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :a
 END;
 SQL
 chmod 644 /tmp/zipf-*.sql
+# the same seed every run: the same accounts drawn in the same order
 load() {
-	in_cg load "$bin/pgbench" -n -M prepared -c "$clients" -j 2 -f /tmp/zipf-ro.sql@9 \
-		-f /tmp/zipf-rw.sql@1 "$@"
+	in_cg load "$bin/pgbench" -n -M prepared -c "$clients" -j 2 --random-seed=1 \
+		-f /tmp/zipf-ro.sql@9 -f /tmp/zipf-rw.sql@1 "$@"
 }
 
 # --- the hooks of lib.sh's runs ---
 app_reset() {
+	# the files of the database as made, copied by /pg: their page cache is /pg's
+	in_cg pg sh -c "rm -rf $data && cp -a $data.base $data && sync" || die "cannot restore $data"
 	in_cg pg sh -c "find $data -type f -exec cat {} + >/dev/null"
 	start_pg
 	in_cg load "$bin/psql" -qAt -c "SELECT pg_prewarm('pgbench_accounts')" >/dev/null
