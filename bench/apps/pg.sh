@@ -59,7 +59,7 @@ acc=$(in_cg load "$bin/psql" -Atc "SELECT pg_total_relation_size('pgbench_accoun
 stop_pg
 # every run starts from these files: the updates of a run (1 in 10 transactions) and
 # autovacuum change the tables, which the next run would otherwise inherit
-cp -a "$data" "$data.base"
+pg cp -a "$data" "$data.base" || die "cannot copy $data"
 log "database: pgbench scale $scale, ${size} kB (pgbench_accounts with its index ${acc} kB), shared_buffers 128 MiB, made in $(($(date +%s) - t0)) s"
 
 # the load: pgbench's built-in select-only and simple-update transactions with the account
@@ -88,8 +88,10 @@ load() {
 
 # --- the hooks of lib.sh's runs ---
 app_reset() {
-	# the files of the database as made, copied by /pg: their page cache is /pg's
-	in_cg pg sh -c "rm -rf $data && cp -a $data.base $data && sync" || die "cannot restore $data"
+	# the files of the database as made, copied by the server's user in /pg: their page cache
+	# is /pg's
+	pg sh -c "rm -rf $data && cp -a $data.base $data && sync && test -r $data/postgresql.conf" ||
+		die "cannot restore $data: $(ls -ln $data $data.base 2>&1 | head -n 8 | tr '\n' ' ')"
 	in_cg pg sh -c "find $data -type f -exec cat {} + >/dev/null"
 	start_pg
 	in_cg load "$bin/psql" -qAt -c "SELECT pg_prewarm('pgbench_accounts')" >/dev/null
