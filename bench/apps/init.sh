@@ -26,7 +26,9 @@ echo 1G >/sys/block/zram0/disksize
 mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
 d=$(cat /sys/class/zram-control/hot_add)
 echo lz4 >/sys/block/zram$d/comp_algorithm
-echo 1G >/sys/block/zram$d/disksize
+# 2 GiB: PostgreSQL's data directory (about 600 MiB with its WAL) and the copy each run starts
+# from (pg.sh); zram holds only what is written, compressed
+echo 2G >/sys/block/zram$d/disksize
 mkdir -p /data
 mkfs.ext4 -q -E nodiscard /dev/zram$d && mount -o noatime /dev/zram$d /data || echo "vm: no data disk"
 z=/sys/module/damon_stat/parameters/enabled

@@ -59,7 +59,7 @@ acc=$(in_cg load "$bin/psql" -Atc "SELECT pg_total_relation_size('pgbench_accoun
 stop_pg
 # every run starts from these files: the updates of a run (1 in 10 transactions) and
 # autovacuum change the tables, which the next run would otherwise inherit
-pg cp -a "$data" "$data.base" || die "cannot copy $data"
+pg cp -a "$data" "$data.base" || die "cannot copy $data: $(df -h /data | tail -n 1)"
 log "database: pgbench scale $scale, ${size} kB (pgbench_accounts with its index ${acc} kB), shared_buffers 128 MiB, made in $(($(date +%s) - t0)) s"
 
 # the load: pgbench's built-in select-only and simple-update transactions with the account
