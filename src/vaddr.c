@@ -871,24 +871,20 @@ static void memo_book(struct vpolicy *vp, const struct vtarget *t, const struct 
 
 /*
  * memo_watch: the advised range mr (the piece `piece` of target t, chosen idle for its age)
- * is watched in t's memo, less the pages the advice left in (present and exclusive right
- * after it in t's pagemap, open on fd pagemap: MADV_PAGEOUT could not take them, their
- * presence later says nothing). Nothing is watched when pagemap is -errno.
+ * is watched in t's memo, less the pages the advice left in (`left`: present and mapped by t
+ * alone right after it, as its pagemap read then says: MADV_PAGEOUT could not take them,
+ * their presence later says nothing).
  */
-static void memo_watch(struct vaddr *v, struct vpolicy *vp, struct vtarget *t, int pagemap,
-		       const struct madv_range *mr, const struct vrange *piece, uint64_t now)
+static void memo_watch(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
+		       const struct vrange_list *left, const struct madv_range *mr,
+		       const struct vrange *piece, uint64_t now)
 {
-	struct vrange_list range = { 0 }, left = { 0 }, out = { 0 };
+	struct vrange_list range = { 0 }, out = { 0 };
 	uint64_t window = VMEMO_WATCH_FACTOR * vp->st.min_age_us;
-	int64_t n;
 	int r;
 
-	n = pagemap < 0 ? pagemap
-			: vtarget_present(pagemap, mr->start, mr->end, v->page_size, &left);
-	r = n < 0 ? (int)n : vrange_append(&range, mr->start, mr->end, 0, 0);
-	if (n > 0)
-		vp->s.pagemap_pages_total += (uint64_t)n;
-	r = r ?: vrange_subtract(&range, &left, &out);
+	r = vrange_append(&range, mr->start, mr->end, 0, 0);
+	r = r ?: vrange_subtract(&range, left, &out);
 	for (size_t k = 0; r == 0 && k < out.nr; k++)
 		r = vmemo_watch(&t->plan.memo, out.r[k].start, out.r[k].end, piece->age_us, window,
 				now);
@@ -896,7 +892,6 @@ static void memo_watch(struct vaddr *v, struct vpolicy *vp, struct vtarget *t, i
 		log_rl(LOG_WARNING, "vaddr: policy %s: pid %d: out of memory watching its advice",
 		       vp->name, (int)t->pid);
 	vrange_list_fini(&range);
-	vrange_list_fini(&left);
 	vrange_list_fini(&out);
 }
 
@@ -1005,6 +1000,7 @@ static void memo_figures(struct vaddr *v, size_t pi)
 struct range_census {
 	bool known; /* both read */
 	uint64_t before, after, shared_after;
+	struct vrange_list left; /* after: present, mapped by the process alone (memo_on) */
 };
 
 /*
@@ -1075,7 +1071,8 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 {
 	struct madv_range *mr = calloc(n, sizeof(*mr));
 	struct range_census *c = calloc(n, sizeof(*c));
-	uint64_t rss0, rss1, now, shared;
+	uint64_t rss0, rss1, now, shared, pages;
+	bool memo = memo_on(v, vp);
 	int r, pm = -1;
 
 	if (!mr || !c) {
@@ -1089,7 +1086,9 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 		mr[k].start = w[k].r.start;
 		mr[k].end = w[k].r.end;
 		c[k].known = pm >= 0 && vtarget_census(pm, mr[k].start, mr[k].end, v->page_size,
-						       &c[k].before, &shared) == 0;
+						       &c[k].before, &shared, NULL) == 0;
+		if (c[k].known)
+			vp->s.pagemap_pages_total += (mr[k].end - mr[k].start) / v->page_size;
 	}
 	rss0 = vtarget_rss(t, v->page_size);
 	r = madv_apply(t->pidfd, mr, n, MADV_PAGEOUT, 0, v->cfg->daemon.dry_run, ms);
@@ -1099,13 +1098,17 @@ static int advise_target(struct vaddr *v, struct vpolicy *vp, struct vtarget *t,
 	/* one time for the call: the ranges of one advice share a watch where they touch */
 	now = now_usec();
 	for (size_t k = 0; k < n; k++) {
-		if (c[k].known && mr[k].done)
-			c[k].known = vtarget_census(pm, mr[k].start, mr[k].end, v->page_size,
-						    &c[k].after, &c[k].shared_after) == 0;
-		if (c[k].known)
-			vp->s.pagemap_pages_total += 2 * ((mr[k].end - mr[k].start) / v->page_size);
-		if (book_range(v, vp, t, &mr[k], &w[k].r, r, &c[k]) && memo_on(v, vp))
-			memo_watch(v, vp, t, pm, &mr[k], &w[k].r, now);
+		/* one read after the advice: what left, and what the memo does not watch */
+		bool after = pm >= 0 && mr[k].done &&
+			     vtarget_census(pm, mr[k].start, mr[k].end, v->page_size, &c[k].after,
+					    &c[k].shared_after, memo ? &c[k].left : NULL) == 0;
+
+		pages = (mr[k].end - mr[k].start) / v->page_size;
+		vp->s.pagemap_pages_total += after ? pages : 0;
+		c[k].known &= after;
+		if (book_range(v, vp, t, &mr[k], &w[k].r, r, &c[k]) && memo && after)
+			memo_watch(v, vp, t, &c[k].left, &mr[k], &w[k].r, now);
+		vrange_list_fini(&c[k].left);
 	}
 	if (pm >= 0)
 		close(pm);

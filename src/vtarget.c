@@ -72,45 +72,38 @@ static ssize_t pagemap_chunk(int fd, uint64_t addr, uint64_t end, uint64_t page_
 	return n / (ssize_t)sizeof(buf[0]);
 }
 
-int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size,
-			struct vrange_list *ret)
+int vtarget_census(int fd, uint64_t start, uint64_t end, uint64_t page_size, uint64_t *present,
+		   uint64_t *shared, struct vrange_list *alone)
 {
 	uint64_t buf[PAGEMAP_CHUNK];
-	uint64_t addr = start;
 	int r = 0;
 
-	while (addr < end && r == 0) {
-		ssize_t n = pagemap_chunk(fd, addr, end, page_size, buf);
-
-		if (n < 0) {
-			r = (int)n;
-			break;
-		}
-		for (ssize_t k = 0; k < n && r == 0; k++, addr += page_size)
-			if ((buf[k] & (PM_PRESENT | PM_EXCLUSIVE)) == (PM_PRESENT | PM_EXCLUSIVE))
-				r = vrange_push(ret, addr, addr + page_size, 0, 0);
-	}
-	return r < 0 ? r : (int64_t)((addr - start) / page_size);
-}
-
-int vtarget_census(int fd, uint64_t start, uint64_t end, uint64_t page_size, uint64_t *present,
-		   uint64_t *shared)
-{
-	uint64_t buf[PAGEMAP_CHUNK];
-
 	*present = *shared = 0;
-	for (uint64_t addr = start; addr < end;) {
+	for (uint64_t addr = start; addr < end && r == 0;) {
 		ssize_t n = pagemap_chunk(fd, addr, end, page_size, buf);
 
 		if (n < 0)
 			return (int)n;
-		for (ssize_t k = 0; k < n; k++, addr += page_size)
-			if (buf[k] & PM_PRESENT) {
-				(*present)++;
-				*shared += !(buf[k] & PM_EXCLUSIVE);
-			}
+		for (ssize_t k = 0; k < n && r == 0; k++, addr += page_size) {
+			if (!(buf[k] & PM_PRESENT))
+				continue;
+			(*present)++;
+			if (!(buf[k] & PM_EXCLUSIVE))
+				(*shared)++;
+			else if (alone)
+				r = vrange_push(alone, addr, addr + page_size, 0, 0);
+		}
 	}
-	return 0;
+	return r;
+}
+
+int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size,
+			struct vrange_list *ret)
+{
+	uint64_t present, shared;
+	int r = vtarget_census(fd, start, end, page_size, &present, &shared, ret);
+
+	return r < 0 ? r : (int64_t)((end - start) / page_size);
 }
 
 bool vtargets_skipped(const struct vtargets *ts, pid_t pid)

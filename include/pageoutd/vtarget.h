@@ -103,9 +103,11 @@ int64_t vtarget_present(int fd, uint64_t start, uint64_t end, uint64_t page_size
 /*
  * vtarget_census: of the pages of [start, end) (page-aligned) in the pagemap open on fd, how
  * many are present (*present) and how many of those another process maps too (*shared: bit 56
- * clear). Returns 0 or -errno (pagemap cannot be read: the process exited).
+ * clear); the others, present and mapped by this process alone, are appended to *alone as
+ * sorted runs unless alone is NULL. Returns 0 or -errno: pagemap cannot be read (the process
+ * exited), or -ENOMEM. vtarget_present is the same with the count of pages read returned.
  */
 int vtarget_census(int fd, uint64_t start, uint64_t end, uint64_t page_size, uint64_t *present,
-		   uint64_t *shared);
+		   uint64_t *shared, struct vrange_list *alone);
 
 #endif
