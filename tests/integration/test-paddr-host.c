@@ -909,6 +909,23 @@ static void put_swap(struct fakedamon *f, const char *rel, const char *name, con
 	}
 }
 
+/* the fake meminfo: 4 GiB of RAM, 1 GiB of swap with free_mib free */
+static void put_meminfo(const char *proc, unsigned free_mib)
+{
+	char path[PATH_MAX + 16];
+	FILE *mi;
+
+	snprintf(path, sizeof(path), "%s/meminfo", proc);
+	mi = fopen(path, "w");
+	if (mi) {
+		fprintf(mi,
+			"MemTotal: 4194304 kB\nMemFree: 2097152 kB\nSwapTotal: 1048576 kB\n"
+			"SwapFree: %u kB\n",
+			free_mib * 1024);
+		fclose(mi);
+	}
+}
+
 /*
  * Kubernetes' LimitedSwap writes memory.swap.max = 0 on the container cgroups below a pod's.
  * DAMOS's memcg filter matches one memcg exactly, so each cgroup below a matched one that holds
@@ -930,18 +947,10 @@ static void leaf_swap(void)
 	struct paddr *p = NULL;
 	struct cfg *cfg;
 	pid_t h[2] = { -1, -1 };
-	FILE *mi;
 
 	snprintf(proc, sizeof(proc), "%s/proc", f->top);
 	fake_proc(proc);
-	snprintf(daemon, sizeof(daemon), "%s/meminfo", proc);
-	mi = fopen(daemon, "w");
-	if (mi) {
-		fputs("MemTotal: 4194304 kB\nMemFree: 2097152 kB\nSwapTotal: 1048576 kB\n"
-		      "SwapFree: 1048576 kB\n",
-		      mi);
-		fclose(mi);
-	}
+	put_meminfo(proc, 1024); /* all of its 1 GiB of swap free */
 	str_copy(f->memcg_root, sizeof(f->memcg_root), cg.mount);
 	snprintf(fcg.swap, sizeof(fcg.swap), "%s/swap", f->top);
 	snprintf(daemon, sizeof(daemon), "interval = 1s\nstate_dir = %s\nproc_root = %s\n",
@@ -988,23 +997,6 @@ static void leaf_swap(void)
 	cg_remove("pod");
 	cfg_free(cfg);
 	fake_free(f);
-}
-
-/* the fake meminfo: 4 GiB of RAM, 1 GiB of swap with free_mib free */
-static void put_meminfo(const char *proc, unsigned free_mib)
-{
-	char path[PATH_MAX + 16];
-	FILE *mi;
-
-	snprintf(path, sizeof(path), "%s/meminfo", proc);
-	mi = fopen(path, "w");
-	if (mi) {
-		fprintf(mi,
-			"MemTotal: 4194304 kB\nMemFree: 2097152 kB\nSwapTotal: 1048576 kB\n"
-			"SwapFree: %u kB\n",
-			free_mib * 1024);
-		fclose(mi);
-	}
 }
 
 /*
