@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * config: the user-facing contract of DESIGN.md. Pure: text in, an immutable struct out, no
- * kernel access. Errors are collected, one line each: "file:line: key: why".
+ * config: the user-facing contract, pageoutd.conf(5): the keys, their defaults and what each
+ * engine accepts. Pure: text in, an immutable struct out, no kernel access. Errors are collected, one line each: "file:line: key: why".
  */
 #ifndef PAGEOUTD_CONFIG_H
 #define PAGEOUTD_CONFIG_H
