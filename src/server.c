@@ -245,6 +245,26 @@ static bool live(const struct sockaddr_un *sa)
  * The socket's directory (0755), when it is not there: without a service manager to make
  * it, as RuntimeDirectory= does. A failure is only warned about: bind() then says why.
  */
+/*
+ * socket_group's gid: a group name from the group database, or a number as it stands (a
+ * container image has no entry for the group its pod runs under). 0 or -ENOENT.
+ */
+static int socket_gid(const char *group, gid_t *ret)
+{
+	struct group *g;
+	uint64_t n;
+
+	if (parse_u64(group, &n) == 0 && n < (gid_t)-1) {
+		*ret = (gid_t)n;
+		return 0;
+	}
+	g = getgrnam(group);
+	if (!g)
+		return -ENOENT;
+	*ret = g->gr_gid;
+	return 0;
+}
+
 static void make_socket_dir(const char *path)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -294,13 +314,14 @@ static int listen_path(struct server *s, const char *path, const char *group)
 	if (chmod(path, 0660) < 0)
 		return log_errno(LOG_ERR, -errno, "stats socket %s: chmod", path);
 	if (group && group[0]) {
-		struct group *g = getgrnam(group);
+		gid_t gid;
 
-		if (!g) {
+		r = socket_gid(group, &gid);
+		if (r < 0) {
 			log_err("stats socket %s: socket_group %s does not exist", path, group);
-			return -ENOENT;
+			return r;
 		}
-		if (chown(path, (uid_t)-1, g->gr_gid) < 0)
+		if (chown(path, (uid_t)-1, gid) < 0)
 			return log_errno(LOG_ERR, -errno, "stats socket %s: chown to group %s",
 					 path, group);
 	}

@@ -102,11 +102,27 @@ if [ "$(id -u)" != 0 ]; then
 	ok 0 "# SKIP the pod in the image's root: not root"
 else
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# the containers' groups and the sidecar's uid, as the DaemonSet gives them
+	ids=$(python3 -c 'import sys, yaml
+ds = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "DaemonSet")
+c = {x["name"]: x["securityContext"] for x in ds["spec"]["template"]["spec"]["containers"]}
+print(c["pageoutd"]["runAsGroup"], c["metrics"]["runAsUser"], c["metrics"]["runAsGroup"])' \
+		"$top_srcdir/deploy/kubernetes/pageoutd.yaml")
+	set -- $ids
+	ds_gid=$1 side_uid=$2
+	[ "$side_uid" != 0 ] && [ "$3" = "$side_uid" ] && [ "$ds_gid" = "$side_uid" ]
+	ok $? "the DaemonSet: the sidecar is uid and group $side_uid, pageoutd's group is the same"
 	unshare -m --propagation private sh "$top_srcdir/deploy/image/pod.sh" "$T/bundle/rootfs" \
-		"$port" "$T"
+		"$port" "$T" "$ds_gid" "$side_uid"
 	[ "$(cat "$T/probe.rc" 2>/dev/null)" = 0 ]
 	ok $? "pod: pageoutd runs with the ConfigMaps, on a read-only root; pageoutctl status answers"
 	diag "$(head -n 3 "$T/status.out" 2>/dev/null)"
+	[ "$(cat "$T/sock.ids" 2>/dev/null)" = "660 $ds_gid" ]
+	ok $? "pod: the socket is mode 0660, group $ds_gid (socket_group), made without CAP_CHOWN"
+	diag "socket: $(cat "$T/sock.ids" 2>/dev/null)"
+	awk -v u="$side_uid" '$2 != u || $3 != u || $4 != u || $5 != u { bad = 1 } END { exit bad || NR != 2 }' \
+		"$T/httpd.ids" 2>/dev/null
+	ok $? "pod: the sidecar runs as uid and group $side_uid, not root"
 	head -n 1 "$T/metrics.http" | grep -q '^200 text/plain; version=0.0.4'
 	ok $? "pod: the sidecar's GET /cgi-bin/metrics is 200, Prometheus text"
 	grep -q '^pageoutd_info{version="'"$tag"'"' "$T/metrics.http"

@@ -160,7 +160,14 @@ ok(conf.get("state_dir", "/run/pageoutd") == mounts["run"]["mountPath"],
    "state_dir is the run mount (the kdamond record outlives the pod)")
 ok(conf.get("sysfs_root", "/sys/kernel/mm/damon/admin").startswith(
     mounts["damon"]["mountPath"] + "/"), "sysfs_root lies in the DAMON mount")
-ok(not conf.get("socket_group"), "no socket_group (it would need CAP_CHOWN)")
+# the sidecar reads the socket without root: socket_group is its group, which pageoutd runs
+# in, so that handing the socket to it needs no CAP_CHOWN
+msc_ids = (msc.get("runAsUser"), msc.get("runAsGroup"))
+ok(msc.get("runAsNonRoot") is True and msc_ids[0] not in (None, 0) and msc_ids[1] not in (None, 0),
+   "the metrics sidecar runs as a non-root uid and group", msc_ids)
+ok(conf.get("socket_group") == str(msc_ids[1]) and sc.get("runAsGroup") == msc_ids[1],
+   "socket_group is the sidecar's runAsGroup and pageoutd's (no CAP_CHOWN needed)",
+   (conf.get("socket_group"), sc.get("runAsGroup"), msc_ids[1]))
 
 # the metrics sidecar: port and path of the annotations, the CGI build.sh installs
 ann = tmpl["metadata"]["annotations"]
