@@ -307,7 +307,7 @@ int cgrp_memstat(const struct cgrp_root *root, const char *path, struct cgrp_mem
 	uint64_t v;
 
 	ret->anon = ret->file = 0;
-	ret->shmem = CGRP_UNKNOWN;
+	ret->shmem = ret->inactive_file = CGRP_UNKNOWN;
 	ret->refault_anon = ret->refault_file = ret->pgmajfault = CGRP_UNKNOWN;
 	r = cgroup_read_stats_begin(controller, path, &h, &st);
 	if (r != 0) {
@@ -325,6 +325,8 @@ int cgrp_memstat(const struct cgrp_root *root, const char *path, struct cgrp_mem
 			ret->file = v;
 		else if (!strcmp(st.name, "shmem"))
 			ret->shmem = v;
+		else if (!strcmp(st.name, "inactive_file"))
+			ret->inactive_file = v;
 		else if (!strcmp(st.name, "workingset_refault_anon"))
 			ret->refault_anon = v;
 		else if (!strcmp(st.name, "workingset_refault_file"))

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pageoutd/cgstat.h"
 #include "pageoutd/util.h"
@@ -20,6 +21,7 @@
 struct cgstat {
 	const struct cgrp_root *cg;
 	int procfd;
+	uint64_t page_size;
 	struct cgstat_entry **e;
 	size_t n, cap;
 };
@@ -32,6 +34,7 @@ struct cgstat *cgstat_new(const struct cgrp_root *cg, int procfd)
 		return NULL;
 	t->cg = cg;
 	t->procfd = procfd;
+	t->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	return t;
 }
 
@@ -115,6 +118,7 @@ struct cgstat_entry *cgstat_get(struct cgstat *t, enum cfg_engine eng, const cha
 	e->engine = eng;
 	str_copy(e->policy, sizeof(e->policy), policy);
 	e->frozen = FROZEN_UNREAD;
+	e->refault_rate = -1;
 	e->thaw_faults_last = CGSTAT_NO_FAULTS;
 	e->seen = true;
 	t->e[t->n++] = e;
@@ -222,6 +226,32 @@ static uint64_t faults_now(struct cgstat *t, struct cgstat_entry *e, bool memsta
 		      : 0;
 	free(pids);
 	return sum;
+}
+
+void cgstat_refaults(const struct cgstat *t, struct cgstat_entry *e, uint64_t pages,
+		     uint64_t ws_bytes, uint64_t now)
+{
+	double bytes;
+
+	if (!e)
+		return;
+	e->ws_bytes = ws_bytes;
+	if (pages == CGRP_UNKNOWN)
+		return;
+	if (!e->refault_base_us || pages < e->refault_base || now < e->refault_base_us) {
+		e->refault_base = pages;
+		e->refault_base_us = now;
+		return;
+	}
+	if (now - e->refault_base_us < CGSTAT_REFAULT_WINDOW_US)
+		return;
+	bytes = (double)(pages - e->refault_base) * (double)t->page_size;
+	/* no working set read: no rate, rather than a made-up one */
+	e->refault_rate =
+		ws_bytes ? bytes * 60e6 / (double)(now - e->refault_base_us) / (double)ws_bytes
+			 : -1;
+	e->refault_base = pages;
+	e->refault_base_us = now;
 }
 
 void cgstat_frozen(struct cgstat *t, struct cgstat_entry *e, int frozen, uint64_t now)

@@ -299,6 +299,7 @@ static void paddr_figures(struct daemon *d)
 		if (!e)
 			continue;
 		e->reclaimed_bytes_total = c->sz_applied;
+		cgstat_refaults(d->cgstat, e, c->refault_pages, c->ws_bytes, now);
 		if (p && p->frozen_only)
 			cgstat_frozen(d->cgstat, e, paddr_cgroup_frozen(d->paddr, i), now);
 	}

@@ -92,23 +92,26 @@ int engine_read_sys(int procfd, uint64_t page_size, struct policy_input *ret)
 }
 
 int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct policy_input *in,
-		       uint64_t *ret_resident)
+		       struct engine_cgroup *ret)
 {
 	struct cgrp_memstat ms;
 	struct cgrp_psi psi;
 	uint64_t cur;
 	int r;
 
+	ret->resident = ret->ws_bytes = 0;
+	ret->refault_pages = CGRP_UNKNOWN;
 	r = cgrp_memstat(cg, path, &ms);
 	if (r == 0) {
-		*ret_resident = ms.anon + ms.file;
+		ret->resident = ms.anon + ms.file;
 		if (ms.shmem != CGRP_UNKNOWN)
 			in->shmem_bytes += ms.shmem;
 		if (ms.refault_anon != CGRP_UNKNOWN) {
-			in->refaults_known = true;
-			in->refault_pages +=
+			ret->refault_pages =
 				ms.refault_anon +
 				(ms.refault_file != CGRP_UNKNOWN ? ms.refault_file : 0);
+			in->refaults_known = true;
+			in->refault_pages += ret->refault_pages;
 		}
 	}
 	if (cgrp_pressure(cg, path, &psi) == 0 && psi.known) {
@@ -116,8 +119,13 @@ int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct poli
 		if (psi.some_avg10 > in->psi_some_avg10)
 			in->psi_some_avg10 = psi.some_avg10;
 	}
-	if (cgrp_current(cg, path, &cur) == 0)
+	if (cgrp_current(cg, path, &cur) == 0) {
 		in->memory_bytes += cur;
+		ret->ws_bytes = cur;
+		if (r == 0 && ms.inactive_file != CGRP_UNKNOWN)
+			ret->ws_bytes = cur > ms.inactive_file ? cur - ms.inactive_file : 0;
+		in->ws_bytes += ret->ws_bytes;
+	}
 	return r;
 }
 

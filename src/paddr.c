@@ -390,10 +390,16 @@ static void sync_cgroups(struct paddr *p)
 static void read_inputs(struct paddr *p, struct paddr_cgroup *c, const struct policy_input *sys)
 {
 	struct policy_input *in = &c->in;
+	struct engine_cgroup ec;
 	uint64_t res;
 
 	*in = *sys;
-	if (engine_read_cgroup(p->cg, c->path, in, &res) == 0) {
+	c->s.ws_bytes = 0;
+	c->s.refault_pages = CGRP_UNKNOWN;
+	if (engine_read_cgroup(p->cg, c->path, in, &ec) == 0) {
+		res = ec.resident;
+		c->s.ws_bytes = ec.ws_bytes;
+		c->s.refault_pages = ec.refault_pages;
 		if (c->have_resident && res < c->last_resident) {
 			c->s.memcg_drop_bytes_total += c->last_resident - res;
 			p->pol[c->policy].s.memcg_drop_bytes_total += c->last_resident - res;

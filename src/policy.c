@@ -66,11 +66,14 @@ static void refill(const struct cfg_policy *p, unsigned gates, const struct poli
 	s->budget = s->tokens;
 }
 
-/* Refaults per minute in ppm of the memory; back off above the limit, relax below half. */
+/*
+ * Refaults per minute in ppm of the working set (memory.current less inactive_file; the
+ * memory where that is unknown); back off above the limit, relax below half.
+ */
 static void control(const struct cfg_policy *p, const struct policy_input *in,
 		    struct policy_state *s)
 {
-	uint64_t dt, refaults, attributed;
+	uint64_t dt, refaults, attributed, ws;
 	double bytes;
 
 	if (!in->refaults_known || !p->max_refault_rate)
@@ -90,8 +93,8 @@ static void control(const struct cfg_policy *p, const struct policy_input *in,
 	attributed = in->attributed_pages - s->last_attributed;
 	bytes = (double)(refaults > attributed ? refaults - attributed : 0) * (double)in->page_size;
 	s->last_attributed = in->attributed_pages;
-	s->refault_rate =
-		in->memory_bytes ? bytes * 60e6 / (double)dt / (double)in->memory_bytes * 1e6 : 0;
+	ws = in->ws_bytes ? in->ws_bytes : in->memory_bytes;
+	s->refault_rate = ws ? bytes * 60e6 / (double)dt / (double)ws * 1e6 : 0;
 	s->last_refaults = in->refault_pages;
 	s->last_refault_us = in->now_us;
 	if (s->refault_rate > p->max_refault_rate) {

@@ -405,6 +405,8 @@ static void json_cgroups(const struct report_src *r, struct sbuf *b)
 		json_str_or_null(b, st);
 		sbuf_puts(b, ",");
 		json_u64(b, "reclaimed_bytes_total", e->reclaimed_bytes_total, true);
+		json_u64(b, "working_set_bytes", e->ws_bytes ? e->ws_bytes : UNKNOWN, true);
+		json_num(b, "refault_rate_ratio", e->refault_rate, true);
 		json_num(b, "frozen_seconds_total",
 			 st ? (double)cgstat_frozen_us(e, now) / 1e6 : -1, true);
 		json_u64(b, "thaws_total", st ? e->thaws_total : UNKNOWN, true);
@@ -602,8 +604,8 @@ static const struct policy_metric policy_metrics[] = {
 	{ "psi_some_avg10_ratio", "gauge",
 	  "Highest memory PSI some avg10 of the cgroups, as a ratio (0-1)", FIGURE(psi, RATIO) },
 	{ "refault_rate_ratio", "gauge",
-	  "Pages refaulted per minute as a ratio of the cgroups' memory (last measured; vaddr: "
-	  "less those attributed to learned ranges)",
+	  "Bytes refaulted per minute as a ratio of the cgroups' working set (memory.current "
+	  "less inactive_file; last measured; vaddr: less those attributed to learned ranges)",
 	  FIGURE(refault_rate, RATIO) },
 	{ "learned_ranges", "gauge",
 	  "Ranges found in use again soon after their advice, held back until idle longer (vaddr)",
@@ -903,6 +905,20 @@ static bool cgroup_thaw_faults_last(const struct cgstat_entry *e, uint64_t now, 
 	return e->watched && e->thaw_faults_last != CGSTAT_NO_FAULTS;
 }
 
+static bool cgroup_refault_rate(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	(void)now;
+	*ret = e->refault_rate;
+	return e->refault_rate >= 0;
+}
+
+static bool cgroup_working_set(const struct cgstat_entry *e, uint64_t now, double *ret)
+{
+	(void)now;
+	*ret = (double)e->ws_bytes;
+	return e->ws_bytes > 0;
+}
+
 /* A metric with one sample per matched cgroup (labels policy, cgroup): one row of the table. */
 struct cgroup_metric {
 	const char *name, *type, *help;
@@ -914,6 +930,13 @@ static const struct cgroup_metric cgroup_metrics[] = {
 	  "Bytes reclaimed from the cgroup: gone from its processes after the advice (vaddr), "
 	  "applied by its scheme (paddr)",
 	  cgroup_reclaimed },
+	{ "cgroup_working_set_bytes", "gauge",
+	  "The cgroup's working set: memory.current less inactive_file (as last read)",
+	  cgroup_working_set },
+	{ "cgroup_refault_rate_ratio", "gauge",
+	  "Bytes the cgroup refaulted per minute as a ratio of its working set (over the last "
+	  "10 s or more; the far-memory SLO is 0.002)",
+	  cgroup_refault_rate },
 	{ "cgroup_frozen", "gauge", "1 while the cgroup is frozen (frozen_only policies)",
 	  cgroup_frozen },
 	{ "cgroup_frozen_seconds_total", "counter",
@@ -1149,11 +1172,13 @@ void report_cgroups(const struct report_src *r, struct sbuf *b)
 	const struct cgstat_entry *e;
 	uint64_t now = now_usec();
 
-	sbuf_printf(b, "%-16s %-7s %10s %10s %6s %11s %11s  %s\n", "POLICY", "STATE", "RECLAIMED",
-		    "FROZEN", "THAWS", "THAW-FAULTS", "FAULTS-SUM", "CGROUP");
+	sbuf_printf(b, "%-16s %-7s %10s %10s %9s %10s %6s %11s %11s  %s\n", "POLICY", "STATE",
+		    "RECLAIMED", "WORKSET", "REFAULTS", "FROZEN", "THAWS", "THAW-FAULTS",
+		    "FAULTS-SUM", "CGROUP");
 	for (size_t i = 0; r->cgstat && (e = cgstat_at(r->cgstat, i)); i++) {
 		const char *st = cgroup_state_name(e);
-		char rec[16], fr[24] = "-", th[24] = "-", last[24] = "-", sum[24] = "-";
+		char rec[16], ws[16] = "-", rf[CELL_MAX] = "-", fr[24] = "-", th[24] = "-",
+			      last[24] = "-", sum[24] = "-";
 
 		if (st) {
 			snprintf(fr, sizeof(fr), "%.1fs", (double)cgstat_frozen_us(e, now) / 1e6);
@@ -1167,9 +1192,13 @@ void report_cgroups(const struct report_src *r, struct sbuf *b)
 
 		/* an engine = both policy's parts: one row each, "name/vaddr" and "name/paddr" */
 		snprintf(pol, sizeof(pol), "%s%s%s", e->policy, part ? "/" : "", part ? part : "");
-		sbuf_printf(b, "%-16s %-7s %10s %10s %6s %11s %11s  %s\n", pol, st ? st : "-",
-			    fmt_size(rec, sizeof(rec), e->reclaimed_bytes_total), fr, th, last, sum,
-			    e->path);
+		if (e->ws_bytes)
+			fmt_size(ws, sizeof(ws), e->ws_bytes);
+		if (e->refault_rate >= 0)
+			fmt_percent(rf, sizeof(rf), e->refault_rate, 3, "/m");
+		sbuf_printf(b, "%-16s %-7s %10s %10s %9s %10s %6s %11s %11s  %s\n", pol,
+			    st ? st : "-", fmt_size(rec, sizeof(rec), e->reclaimed_bytes_total), ws,
+			    rf, fr, th, last, sum, e->path);
 	}
 }
 

@@ -718,12 +718,14 @@ static void read_inputs(struct vaddr *v, struct vpolicy *vp, const struct policy
 	vp->resident = 0;
 	vp->s.memcg_known = false;
 	for (size_t c = 0; c < vp->cgroups.nr; c++) {
-		uint64_t res;
+		struct engine_cgroup ec;
 
-		if (engine_read_cgroup(v->cg, vp->cgroups.paths[c], &vp->in, &res) == 0) {
+		if (engine_read_cgroup(v->cg, vp->cgroups.paths[c], &vp->in, &ec) == 0) {
 			vp->s.memcg_known = true;
-			vp->resident += res;
+			vp->resident += ec.resident;
 		}
+		cgstat_refaults(v->cs, cg_entry(v, vp, c), ec.refault_pages, ec.ws_bytes,
+				sys->now_us);
 	}
 	read_frozen(v, vp, vp->cgroups.nr);
 }

@@ -34,6 +34,7 @@ struct cgrp_list {
 struct cgrp_memstat {
 	uint64_t anon, file; /* bytes */
 	uint64_t shmem; /* bytes of file that are shared memory (swap-backed), or CGRP_UNKNOWN */
+	uint64_t inactive_file; /* bytes of file on the inactive LRU, or CGRP_UNKNOWN */
 	uint64_t refault_anon, refault_file; /* pages, or CGRP_UNKNOWN */
 	uint64_t pgmajfault;		     /* or CGRP_UNKNOWN */
 };

@@ -23,6 +23,8 @@
 
 #define CGSTAT_THAW_WINDOW_US (2 * USEC_PER_SEC)
 #define CGSTAT_NO_FAULTS UINT64_MAX /* no thaw measured yet */
+/* the shortest window a refault rate is measured over */
+#define CGSTAT_REFAULT_WINDOW_US (10 * USEC_PER_SEC)
 
 /* A process's major faults when the window opened, told apart from a reused pid. */
 struct cgstat_proc {
@@ -48,7 +50,14 @@ struct cgstat_entry {
 	uint64_t thaw_base;
 	size_t nbase;
 	struct cgstat_proc *base;
-	bool seen; /* matched since the last cgstat_mark */
+	/*
+	 * refaults per minute over the last window as a ratio of the working set (-1 until
+	 * measured): cgstat_refaults. ws_bytes the working set as last read (0: unknown).
+	 */
+	double refault_rate;
+	uint64_t ws_bytes;
+	uint64_t refault_base, refault_base_us; /* the window's start (refault_base_us 0: none) */
+	bool seen;				/* matched since the last cgstat_mark */
 };
 
 struct cgstat;
@@ -60,6 +69,16 @@ struct cgstat;
 struct cgstat *cgstat_new(const struct cgrp_root *cg, int procfd);
 /* cgstat_free: free t and every entry (NULL is fine). Returns NULL. cg stays the caller's. */
 struct cgstat *cgstat_free(struct cgstat *t);
+
+/*
+ * cgstat_refaults: cgroup e's cumulative workingset refaults (pages; CGRP_UNKNOWN where the
+ * kernel does not count them) and its working set (bytes, engine_read_cgroup's ws_bytes) read
+ * at now. Once a window of at least CGSTAT_REFAULT_WINDOW_US has passed, e->refault_rate is
+ * the refaulted bytes per minute over it as a ratio of the working set, and a new window opens.
+ * A counter that went back (a new cgroup of the same path) opens a new window. e NULL: nothing.
+ */
+void cgstat_refaults(const struct cgstat *t, struct cgstat_entry *e, uint64_t pages,
+		     uint64_t ws_bytes, uint64_t now);
 
 /* cgstat_mark: every entry of engine e counts as gone until cgstat_get finds it again. */
 void cgstat_mark(struct cgstat *t, enum cfg_engine e);

@@ -90,7 +90,7 @@ struct cfg_policy {
 	uint32_t pressure_limit;   /* ppm, PSI some avg10 */
 	uint32_t min_free;	   /* ppm of total memory */
 	uint32_t swap_reserve;	   /* ppm of swap */
-	uint32_t max_refault_rate; /* ppm of the cgroup's memory per minute */
+	uint32_t max_refault_rate; /* ppm of the cgroups' working set per minute */
 	bool frozen_only;
 	/* vaddr: learn the ranges found in use again soon after their advice (vmemo.h) */
 	bool learn;

@@ -70,15 +70,24 @@ int engine_open_proc(const struct cfg *cfg, const char *who);
  */
 int engine_read_sys(int procfd, uint64_t page_size, struct policy_input *ret);
 
+/* One cgroup's figures as engine_read_cgroup read them. */
+struct engine_cgroup {
+	uint64_t resident;	/* anon + file bytes (memory.stat) */
+	uint64_t refault_pages; /* cumulative workingset refaults, or CGRP_UNKNOWN */
+	uint64_t ws_bytes;	/* working set: memory.current less inactive_file, 0: unread */
+};
+
 /*
  * engine_read_cgroup: add cgroup `path`'s figures to in: its workingset refaults (anon + file)
  * to refault_pages, setting refaults_known, where the kernel counts them; memory.current to
- * memory_bytes; its PSI some avg10, setting psi_known, when it is above in's. Its anon + file
- * bytes into ret_resident. Returns 0, or the -errno of reading memory.stat: then neither
- * refaults nor ret_resident are set, but memory.current and PSI are added as they could be read.
+ * memory_bytes; its working set (memory.current less inactive_file, as Kubernetes counts it;
+ * memory.current where inactive_file is not known) to ws_bytes; its PSI some avg10, setting
+ * psi_known, when it is above in's. The same figures of this cgroup alone into *ret. Returns
+ * 0, or the -errno of reading memory.stat: then ret->resident is 0, ret->refault_pages
+ * CGRP_UNKNOWN and no refaults are added, but memory.current and PSI are, as they could be read.
  */
 int engine_read_cgroup(const struct cgrp_root *cg, const char *path, struct policy_input *in,
-		       uint64_t *ret_resident);
+		       struct engine_cgroup *ret);
 
 /*
  * The DAMON intervals of an engine's kdamond: derived from its policies or set in [damon]

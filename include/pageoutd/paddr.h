@@ -69,6 +69,8 @@ struct paddr_cgroup_stats {
 	uint64_t walk_scale;	       /* the byte quota's factor (pscheme_walk_scale) */
 	uint64_t memcg_drop_bytes_total;
 	uint64_t refaults_total; /* pages since the cgroup got its scheme */
+	uint64_t refault_pages;	 /* the cgroup's cumulative workingset refaults, or CGRP_UNKNOWN */
+	uint64_t ws_bytes;	 /* its working set (engine_read_cgroup) as last read, 0: unread */
 	uint64_t commits;
 	uint64_t max_usage_bytes; /* the ceiling max_usage sets (of MemTotal), 0: none */
 	const char *max_usage_by; /* who holds it there: pscheme_usage_name() */

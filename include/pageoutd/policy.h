@@ -68,6 +68,7 @@ struct policy_input {
 	 */
 	uint64_t attributed_pages;
 	uint64_t memory_bytes;	      /* summed memory.current */
+	uint64_t ws_bytes;	      /* summed working sets (engine_read_cgroup), 0: unknown */
 	uint64_t shmem_bytes;	      /* summed memory.stat shmem (swap-backed page cache) */
 	uint64_t mem_total, mem_free; /* /proc/meminfo MemTotal, MemFree (bytes) */
 	uint64_t swap_total, swap_free;
@@ -83,7 +84,7 @@ struct policy_state {
 	double age_factor, quota_scale;
 	uint64_t last_refaults, last_refault_us, last_attributed;
 	bool have_refaults;
-	double refault_rate;  /* ppm of memory_bytes per minute, last measured, less attributed */
+	double refault_rate;  /* ppm of ws_bytes per minute, last measured, less attributed */
 	bool operator_paused; /* set by the caller: pause/resume from the control socket */
 	/* verdict */
 	bool paused; /* nothing this cycle */

@@ -127,6 +127,18 @@ def main():
         for c in (web_parent, web_cg, vm_cg, vm_cg + "/a"):
             os.mkdir(cgroot + c)
             made.insert(0, cgroot + c)
+        # a process that allocates 8 MiB once in vms' cgroup (paddr: its scheme goes to the
+        # fake tree, nothing is reclaimed on this host): a working set to report
+        worker = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                                   "sys.stdin.readline()\nx = bytearray(8 << 20)\n"
+                                   "print('ready', flush=True)\ntime.sleep(600)"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        procs.append(worker)
+        with open(cgroot + vm_cg + "/a/cgroup.procs", "w") as f:
+            f.write(str(worker.pid))
+        worker.stdin.write("go\n")
+        worker.stdin.flush()
+        worker.stdout.readline()
         os.makedirs(T + "/d")
         os.makedirs(T + "/run")
         os.chmod(T, 0o755)
@@ -287,8 +299,15 @@ def main():
            and 'pageoutd_cgroup_frozen{policy="web"' not in m,
            "metrics: its reclaimed bytes, labelled policy, cgroup, qos and pod_uid; no frozen "
            "sample")
+        vms = [c for c in doc["cgroups"] if c["policy"] == "vms"] if doc else []
+        if not ok(len(vms) == 1 and (vms[0]["working_set_bytes"] or 0) >= 8 << 20,
+                  "stats: the vms cgroup's working set holds its process's 8 MiB"):
+            diag(vms)
+        ok(('pageoutd_cgroup_working_set_bytes{policy="vms",cgroup="%s/a"}' % vm_cg) in m,
+           "metrics: the cgroup's working set")
         t = ask(sock, "cgroups")
-        ok(t.startswith("POLICY") and "THAW-FAULTS" in t and
+        ok(t.startswith("POLICY") and "WORKSET" in t and "REFAULTS" in t and
+           "THAW-FAULTS" in t and
            any(line.split()[0] == "web" and line.split()[-1] == web_cg
                for line in t.splitlines()[1:]),
            "cgroups: a table, a line per cgroup")
@@ -475,6 +494,16 @@ def main():
         ok(rc == 0 and "reloaded, 2 policies" in out and not db_parts(),
            "db.conf removed: reloaded, no db policy")
 
+        # its refaults over 10 s or more, as a ratio of the working set: nothing refaulted
+        def vms_rate():
+            c = [c for c in json.loads(ask(sock, "stats"))["cgroups"] if c["policy"] == "vms"]
+            return c[0]["refault_rate_ratio"] if c else None
+        if not ok(wait_for(lambda: vms_rate() is not None, 15) and vms_rate() == 0,
+                  "stats: the vms cgroup's refault rate, after a window of 10 s: 0"):
+            diag(vms_rate())
+        ok(('pageoutd_cgroup_refault_rate_ratio{policy="vms",cgroup="%s/a"} 0' % vm_cg) in
+           ask(sock, "metrics"), "metrics: the cgroup's refault rate")
+
         # an app gone: its cgroup's entry goes with it
         os.rmdir(cgroot + web_cg)
         ok(wait_for(lambda: not any(c["cgroup"] == web_cg
@@ -540,6 +569,8 @@ def main():
                 p.kill()
                 p.wait()
         shutil.rmtree(T, ignore_errors=True)
+        for p in procs:
+            p.wait()
         for c in made:
             try:
                 os.rmdir(c)

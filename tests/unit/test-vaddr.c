@@ -23,6 +23,44 @@
 
 #define K 4096ull
 
+/* max_refault_rate is of the working set where it is known, of memory.current where not */
+static void policy_ws(void)
+{
+	struct cfg_policy p = { .min_age_us = 30000000,
+				.quota_bytes = 100 << 20,
+				.quota_interval_us = 1000000,
+				.pressure_limit = 1000000,
+				.max_refault_rate = 2000,
+				.memory = MEMORY_FILE };
+	struct policy_input in = { .now_us = 1000000,
+				   .refaults_known = true,
+				   .memory_bytes = 1ull << 30,
+				   .ws_bytes = 256ull << 20,
+				   .page_size = 4096 };
+	struct policy_state s;
+
+	policy_state_init(&s);
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
+	/* 44 pages in 10 s: 0.1% of 1 GiB per minute, 0.4% of its 256 MiB working set */
+	in.now_us += 10000000;
+	in.refault_pages += 44;
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
+	ok(s.refault_rate > 3900 && s.refault_rate < 4100 && s.backoffs == 1,
+	   "0.1%%/min of the memory is 0.4%%/min of a quarter-size working set: above 0.2%%, "
+	   "backs off (%.0f ppm/min)",
+	   s.refault_rate);
+	policy_state_init(&s);
+	in.ws_bytes = 0;
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
+	in.now_us += 10000000;
+	in.refault_pages += 44;
+	policy_decide(&p, POLICY_GATES_ALL, &in, &s);
+	ok(s.refault_rate > 900 && s.refault_rate < 1100 && s.backoffs == 0,
+	   "no working set read: the rate is of memory.current, 0.1%%/min, below 0.2%% "
+	   "(%.0f ppm/min)",
+	   s.refault_rate);
+}
+
 static void policy(void)
 {
 	struct cfg_policy p = { .min_age_us = 30000000,
@@ -287,6 +325,7 @@ static void madvise_contract(void)
 int main(void)
 {
 	policy();
+	policy_ws();
 	madvise_contract();
 	is_int(vaddr_refsem_of_release("6.8.12-amd64"), REFSEM_RECHECK,
 	       "6.8: references re-checked");
