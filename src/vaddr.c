@@ -218,6 +218,19 @@ struct vpid {
 	uint64_t swap_room;
 };
 
+/*
+ * The kinds of memory vp advises (vma_kind): memory = anon takes shared memory with it, but in
+ * the vaddr part of an engine = both policy, where the paddr part reaches shared memory.
+ */
+static unsigned vp_kinds(const struct vpolicy *vp)
+{
+	unsigned k = vp->cfg->memory;
+
+	if ((k & MEMORY_ANON) && !vp->cfg->both)
+		k |= MEMORY_SHMEM;
+	return k;
+}
+
 /* The per-cgroup figures of vp's c-th cgroup, or NULL. */
 static struct cgstat_entry *cg_entry(const struct vaddr *v, const struct vpolicy *vp, size_t c)
 {
@@ -1179,7 +1192,7 @@ static int clip_todo(const struct vaddr *v, struct vpolicy *vp, const struct vra
 		     struct vrange_list *clipped)
 {
 	struct vma_skipped sk = { 0 };
-	int r = vma_clip(todo, vmas, vp->cfg->memory, blocked, v->page_size, clipped, &sk);
+	int r = vma_clip(todo, vmas, vp_kinds(vp), blocked, v->page_size, clipped, &sk);
 
 	vp->s.skipped_total[SKIP_VMA] += sk.vma;
 	vp->s.skipped_total[SKIP_LOCKED] += sk.locked;
@@ -1231,14 +1244,14 @@ static int plan_target(struct vaddr *v, struct vpolicy *vp, size_t i,
 	int r;
 
 	if ((vp->cfg->memory & MEMORY_ANON) && policy_swap_limited(t->swap_room)) {
-		blocked |= MEMORY_ANON;
+		blocked |= MEMORY_SWAP_BACKED;
 		why = SKIP_SWAP_LIMIT;
 	}
 	/*
 	 * maps is cheap (no page walk): it bounds what is counted. A settled target's last maps
 	 * do: nothing of it can be advised this cycle.
 	 */
-	settled = vplan_settled(&t->plan, &p, sr, vp->cfg->memory & ~blocked, now);
+	settled = vplan_settled(&t->plan, &p, sr, vp_kinds(vp) & ~blocked, now);
 	if (settled)
 		v->s.maps_kept++;
 	else if ((r = refresh_maps(v, t, now)) < 0)
@@ -1332,7 +1345,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 {
 	struct vpolicy *vp = &v->pol[pi];
 	struct vwork_list wl = { 0 };
-	unsigned kinds = vp->cfg->memory, blocked = 0;
+	unsigned kinds = vp_kinds(vp), blocked = 0;
 	size_t take;
 
 	vp->s.cycles++;
@@ -1341,7 +1354,7 @@ static void run_policy(struct vaddr *v, size_t pi, const struct damon_snapshot *
 	vp->s.psi_some_avg10 = vp->in.psi_known ? vp->in.psi_some_avg10 : -1;
 	policy_decide(vp->cfg, POLICY_GATES_ALL, &vp->in, &vp->st);
 	if ((kinds & MEMORY_ANON) && !vp->st.anon_allowed)
-		blocked |= MEMORY_ANON;
+		blocked |= MEMORY_SWAP_BACKED;
 	if ((kinds & MEMORY_FILE) && !vp->st.file_allowed)
 		blocked |= MEMORY_FILE;
 	for (size_t i = 0; i < v->targets.n; i++) {

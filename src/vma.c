@@ -127,9 +127,16 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret)
 
 unsigned vma_kind(const struct vma *v)
 {
-	return v->cls == VMA_ANON || v->cls == VMA_SHMEM ? MEMORY_ANON
-	       : v->cls == VMA_FILE			 ? MEMORY_FILE
-							 : 0;
+	switch (v->cls) {
+	case VMA_ANON:
+		return MEMORY_ANON;
+	case VMA_SHMEM:
+		return MEMORY_SHMEM;
+	case VMA_FILE:
+		return MEMORY_FILE;
+	default:
+		return 0;
+	}
 }
 
 int vma_pieces(const struct vma_list *vmas, unsigned kinds, struct vrange_list *out)

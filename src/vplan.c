@@ -278,13 +278,13 @@ size_t vplan_take(struct vplan_work *w, size_t nw, uint64_t page_size, struct vp
 		struct vplan_work x = w[k];
 		uint64_t sz;
 
-		if (x.r.kind & MEMORY_ANON)
+		if (x.r.kind & MEMORY_SWAP_BACKED)
 			vplan_cut_range(&x.r, room->anon, page_size, &room->reserve_cut);
 		sz = vplan_cut_range(&x.r, room->budget, page_size, &room->quota_cut);
 		if (!sz)
 			continue;
 		room->budget -= sz;
-		if (x.r.kind & MEMORY_ANON)
+		if (x.r.kind & MEMORY_SWAP_BACKED)
 			room->anon -= sz;
 		w[take++] = x;
 	}

@@ -33,7 +33,14 @@
  */
 enum cfg_engine { ENGINE_VADDR, ENGINE_PADDR, ENGINE_BOTH };
 enum cfg_refsem { REFSEM_AUTO, REFSEM_IGNORE, REFSEM_RECHECK };
-enum { MEMORY_ANON = 1, MEMORY_FILE = 2 };
+/*
+ * What a policy's memory = names: MEMORY_ANON and MEMORY_FILE. MEMORY_SHMEM is the vaddr
+ * engine's own kind for shared memory (tmpfs, SysV, memfd, shared anonymous): swap-backed,
+ * so it goes with anon, except in the vaddr part of an engine = both policy, whose paddr part
+ * reaches it (MADV_PAGEOUT skips a folio more than one process maps; DAMOS paddr does not).
+ */
+enum { MEMORY_ANON = 1, MEMORY_FILE = 2, MEMORY_SHMEM = 4 };
+#define MEMORY_SWAP_BACKED (MEMORY_ANON | MEMORY_SHMEM)
 
 struct cfg_daemon {
 	uint64_t interval_us;

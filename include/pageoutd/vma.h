@@ -48,8 +48,8 @@ int vma_parse_smaps(const char *buf, struct vma_list *ret);
 /* vma_list_fini: free l's entries; l is an empty list after it. */
 void vma_list_fini(struct vma_list *l);
 /*
- * vma_kind: MEMORY_ANON for the swap-backed pages of v (anonymous and shared memory),
- * MEMORY_FILE for page cache of files; 0 for a locked or special VMA.
+ * vma_kind: MEMORY_ANON for private anonymous memory, MEMORY_SHMEM for shared memory (both
+ * swap-backed), MEMORY_FILE for page cache of files; 0 for a locked or special VMA.
  */
 unsigned vma_kind(const struct vma *v);
 /*

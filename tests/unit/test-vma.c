@@ -26,7 +26,7 @@ static const char smaps[] = "00400000-00401000 r-xp 00000000 08:01 1234 /usr/bin
 			    "7ffff7fc5000-7ffff7fc7000 r-xp 00000000 00:00 0 [vdso]\n"
 			    "VmFlags: rd ex mr mw me de\n";
 
-/* shared memory is swap-backed: anon's kind, whatever its path says */
+/* shared memory is swap-backed, a kind of its own, whatever its path says */
 static void shmem(void)
 {
 	static const char maps[] =
@@ -43,9 +43,28 @@ static void shmem(void)
 		   v.v[2].cls == VMA_SHMEM && v.v[3].cls == VMA_SHMEM && v.v[4].cls == VMA_FILE &&
 		   v.v[5].cls == VMA_FILE,
 	   "shared anonymous, SysV, memfd and /dev/shm are shared memory; files are files");
-	ok(v.nr == 6 && vma_kind(&v.v[0]) == MEMORY_ANON && vma_kind(&v.v[3]) == MEMORY_ANON &&
-		   vma_kind(&v.v[5]) == MEMORY_FILE,
-	   "shared memory is swap-backed: advised with anon, held to its swap limits");
+	ok(v.nr == 6 && vma_kind(&v.v[0]) == MEMORY_SHMEM && vma_kind(&v.v[3]) == MEMORY_SHMEM &&
+		   (vma_kind(&v.v[0]) & MEMORY_SWAP_BACKED) && vma_kind(&v.v[5]) == MEMORY_FILE,
+	   "shared memory is a kind of its own, swap-backed: held to the swap limits with anon");
+	{
+		struct vrange_list in = { 0 }, out = { 0 };
+		struct vma_skipped sk = { 0 };
+
+		vrange_append(&in, 0x7f0000000000, 0x7f0008500000, 0, 0);
+		vma_clip(&in, &v, MEMORY_ANON, 0, 4096, &out, &sk);
+		ok(out.nr == 0 && sk.vma == 0x8500000,
+		   "the vaddr part of engine = both (anon alone): no shared memory, no file");
+		sk = (struct vma_skipped){ 0 };
+		vma_clip(&in, &v, MEMORY_ANON | MEMORY_SHMEM, 0, 4096, &out, &sk);
+		ok(out.nr == 4 && out.r[3].end == 0x7f0008300000 && out.r[0].kind == MEMORY_SHMEM,
+		   "memory = anon elsewhere: the four shared memory VMAs");
+		sk = (struct vma_skipped){ 0 };
+		vma_clip(&in, &v, MEMORY_ANON | MEMORY_SHMEM, MEMORY_SWAP_BACKED, 4096, &out, &sk);
+		ok(out.nr == 0 && sk.blocked == 0x8300000,
+		   "at the swap reserve, shared memory stops with anon");
+		vrange_list_fini(&in);
+		vrange_list_fini(&out);
+	}
 	vma_list_fini(&v);
 }
 
