@@ -226,6 +226,11 @@ apps_runs() {
 			sp1=$(vmstat_n thp_split_page) so1=$(vmstat_n thp_swpout)
 			kd=$(kdamond_ms)
 			compr=$(awk '{ print int($2 / 1024) }' /sys/block/zram0/mm_stat)
+			# what an operator sees of pageoutd at the phase's end
+			if [ -f "/tmp/pageoutd-$APP-$run.log" ]; then
+				./pageoutctl status
+				./pageoutctl status --cgroups
+			fi 2>&1 | sed 's/^/apps:   status: /'
 			method_stop "$m"
 			c1=$(cpu_usec)
 			t1=$(date +%s.%N)

@@ -54,14 +54,15 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pageoutd-apps.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
 # the files of this run, appended to the cached root file system as a second cpio archive (the
-# kernel unpacks both) under /bench: init.sh, the drivers and lib.sh, the ticker, pageoutd (its libraries are
-# the root's: rootfs.sh installs them), the shipped configuration, zram's modules
+# kernel unpacks both) under /bench: init.sh, the drivers and lib.sh, the ticker, pageoutd and
+# pageoutctl (their libraries are the root's: rootfs.sh installs them), the shipped
+# configuration, zram's modules
 initrd() {
 	ov=$work/overlay
 	rm -rf "$ov"
 	mkdir -p "$ov/bench/conf"
 	cp "$s/bench/apps/init.sh" "$s/bench/apps/lib.sh" "$s/bench/apps/pg.sh" "$s/bench/apps/my.sh" \
-		"$b/bench/apps/ticker" "$b/pageoutd" "$ov/bench/"
+		"$b/bench/apps/ticker" "$b/pageoutd" "$b/pageoutctl" "$ov/bench/"
 	cp "$s/conf/pageoutd.conf" "$s"/conf/conf.d/*.conf "$ov/bench/conf/"
 	[ -d "$s/bench/apps/conf" ] && cp "$s"/bench/apps/conf/*.conf "$ov/bench/conf/"
 	[ "$(swap_kind "$cache/$1")" = zram ] ||
