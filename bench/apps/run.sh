@@ -10,7 +10,8 @@
 # and the tables of apps.md (report.py), for every kernel with results there. No kernel: only
 # the report and plots from the CSVs already there.
 #   -C DIR   kernels and root file systems (PAGEOUTD_VM_CACHE, else tests/vm/cache)
-#   -t SECS  timeout of one boot (7200: both applications, ten methods each, take about 50 minutes)
+#   -t SECS  timeout of one boot (14400: both applications, seven methods three times with
+#            -p 120, take about three hours under -icount)
 #   -o OPTS  pg.sh's options (BENCH_APPS_OPTS; see pg.sh)
 #   -1       single-threaded TCG (tests/vm/README)
 #   -i SHIFT QEMU's -icount shift=SHIFT,sleep=off (BENCH_APPS_ICOUNT; implies -1): guest time
@@ -18,10 +19,10 @@
 #            work take the same guest time; the two vCPUs share one timeline, so a reclaimer's
 #            CPU comes out of the application's throughput as on a server with no idle core
 set -eu
-b=. s=. cache="" timeout=7200 accel=tcg,thread=multi opts=${BENCH_APPS_OPTS:-}
+b=. s=. cache="" timeout=14400 accel=tcg,thread=multi opts=${BENCH_APPS_OPTS:-}
 icount=${BENCH_APPS_ICOUNT:-}
 apps=${BENCH_APPS:-pg my}
-methods=${BENCH_APPS_METHODS:-none pageoutd-vaddr pageoutd-paddr pageoutd-tuned-vaddr pageoutd-tuned-paddr damos-vaddr damos-paddr damon_reclaim memory.reclaim-2 none}
+methods=${BENCH_APPS_METHODS:-none pageoutd-databases pageoutd-vaddr damos-vaddr damos-paddr damon_reclaim memory.reclaim-2}
 while getopts b:s:C:t:o:1i: o; do
 	case $o in
 	b) b=$OPTARG ;;
